@@ -1,0 +1,75 @@
+"""gluonlite: MXNet 1.9's Gluon API on NumPy (CPU) and CuPy (GPU).
+
+``import gluonlite as mx`` gives MXNet's top-level names.
+"""
+from __future__ import annotations
+
+import sys
+
+__version__ = "0.1.0"
+MXNET_VERSION = "1.9.1"
+
+from . import base  # noqa: E402
+from .base import MXNetError  # noqa: E402,F401
+from . import context  # noqa: E402
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: E402,F401
+from . import ops  # noqa: E402,F401
+from . import autograd  # noqa: E402
+from . import ndarray  # noqa: E402
+from . import ndarray as nd  # noqa: E402
+from . import random  # noqa: E402
+from . import util  # noqa: E402
+from . import test_utils  # noqa: E402
+
+__all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
+           "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",
+           "MXNetError", "install_mxnet_alias"]
+
+
+def install_mxnet_alias() -> None:
+    """Register gluonlite as ``mxnet`` in ``sys.modules`` (submodules included), so code
+    that does ``import mxnet`` runs on gluonlite.  ``mxnet.__version__`` reads ``1.9.1``.
+    """
+    import types
+
+    alias = types.ModuleType("mxnet", __doc__)
+    alias.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
+    alias.__version__ = MXNET_VERSION
+    alias.__path__ = __path__  # lets `import mxnet.gluon.nn` find submodules
+    alias.__file__ = __file__
+    sys.modules["mxnet"] = alias
+    for name, module in list(sys.modules.items()):
+        if name.startswith(__name__ + "."):
+            sys.modules["mxnet" + name[len(__name__):]] = module
+    if _alias_finder not in sys.meta_path:
+        sys.meta_path.insert(0, _alias_finder)
+
+
+class _AliasFinder:
+    """Imports ``mxnet.X`` as ``gluonlite.X`` for submodules not yet loaded."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith("mxnet."):
+            return None
+        import importlib
+        import importlib.util
+        real = __name__ + fullname[len("mxnet"):]
+        try:
+            module = importlib.import_module(real)
+        except ImportError:
+            return None
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+
+class _AliasLoader:
+    def __init__(self, module):
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        return None
+
+
+_alias_finder = _AliasFinder()

@@ -1,0 +1,400 @@
+"""Autograd: the tape that records imperative operator calls and runs them backward.
+
+Recording an operator call on arrays that need gradients creates a :class:`Node`
+holding the operator, its parsed attributes and what its backward reads.  Every
+output array points at ``(node, index)``.  ``backward`` walks the nodes reachable
+from the heads in reverse topological order.  Each node also remembers the
+storage version of the arrays it saved; an array modified in place after it was
+recorded makes ``backward`` raise instead of returning a wrong gradient.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Sequence
+
+from .base import MXNetError
+from .ops.registry import OpContext
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+           "set_recording", "set_training", "mark_variables", "backward", "grad",
+           "get_symbol", "Function"]
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.recording = False
+        self.training = False
+
+
+_state = _State()
+
+
+def is_recording() -> bool:
+    """Whether operator calls are being recorded for gradient computation."""
+    return _state.recording
+
+
+def is_training() -> bool:
+    """Whether operators run in training mode (Dropout active, BatchNorm batch stats)."""
+    return _state.training
+
+
+def set_recording(is_recording: bool) -> bool:  # noqa: D401 - MXNet name
+    """Set recording on or off; return the previous state."""
+    prev = _state.recording
+    _state.recording = bool(is_recording)
+    return prev
+
+
+def set_training(train_mode: bool) -> bool:
+    """Set training mode on or off; return the previous state."""
+    prev = _state.training
+    _state.training = bool(train_mode)
+    return prev
+
+
+class _RecordingScope:
+    """``with`` scope that sets recording and training mode and restores them after."""
+
+    __slots__ = ("_rec", "_train", "_prev_rec", "_prev_train")
+
+    def __init__(self, is_record, train_mode):
+        self._rec = is_record
+        self._train = train_mode
+        self._prev_rec = None
+        self._prev_train = None
+
+    def __enter__(self):
+        if self._rec is not None:
+            self._prev_rec = set_recording(self._rec)
+        if self._train is not None:
+            self._prev_train = set_training(self._train)
+        return self
+
+    def __exit__(self, *exc):
+        if self._rec is not None:
+            _state.recording = self._prev_rec
+        if self._train is not None:
+            _state.training = self._prev_train
+        return False
+
+
+def record(train_mode: bool = True) -> _RecordingScope:
+    """Scope that records operator calls (training mode by default)."""
+    return _RecordingScope(True, train_mode)
+
+
+def pause(train_mode: bool = False) -> _RecordingScope:
+    """Scope that stops recording (predict mode by default)."""
+    return _RecordingScope(False, train_mode)
+
+
+def train_mode() -> _RecordingScope:
+    """Scope that sets training mode without changing recording."""
+    return _RecordingScope(None, True)
+
+
+def predict_mode() -> _RecordingScope:
+    """Scope that sets predict mode without changing recording."""
+    return _RecordingScope(None, False)
+
+
+class Node:
+    """One recorded call: an operator (or a custom ``Function``) with what backward needs."""
+
+    __slots__ = ("op", "attrs", "parents", "in_datas", "out_datas", "saved", "versions",
+                 "is_train", "ctx", "n_out", "out_shapes", "out_dtypes", "function", "freed")
+
+    def __init__(self, op, attrs, parents, in_datas, out_datas, saved, is_train, ctx,
+                 out_shapes, out_dtypes, function=None):
+        self.op = op
+        self.attrs = attrs
+        self.parents = parents
+        self.in_datas = in_datas
+        self.out_datas = out_datas
+        self.saved = saved
+        self.versions = [c.version for c in saved]
+        self.is_train = is_train
+        self.ctx = ctx
+        self.n_out = len(out_shapes)
+        self.out_shapes = out_shapes
+        self.out_dtypes = out_dtypes
+        self.function = function
+        self.freed = False
+
+
+def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx):
+    """Record one operator call if any input takes part in a gradient; called by invoke."""
+    parents = None
+    for i, x in enumerate(inputs):
+        entry = x._entry
+        if entry is None:
+            req = x._grad_req
+            if req is None or req == "null":
+                continue
+            entry = x
+        if parents is None:
+            parents = [None] * len(inputs)
+        parents[i] = entry
+    if parents is None:
+        return
+    uses = op.backward_uses
+    saved = []
+    keep_in = "inputs" in uses
+    keep_out = "outputs" in uses
+    if keep_in:
+        saved.extend(x._get_chunk() for x in inputs)
+    if keep_out:
+        saved.extend(y._get_chunk() for y in outputs)
+    node = Node(op, attrs, parents, in_datas if keep_in else None,
+                out_datas if keep_out else None, saved, is_train, ctx,
+                [d.shape for d in out_datas], [d.dtype for d in out_datas])
+    for i, y in enumerate(outputs):
+        y._entry = (node, i)
+
+
+def mark_variables(variables, gradients, grad_reqs="write") -> None:
+    """Mark arrays as leaves whose gradients are written into ``gradients``."""
+    from .ndarray.ndarray import NDArray
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    for var, g, req in zip(variables, gradients, grad_reqs):
+        if req not in ("write", "add", "null"):
+            raise MXNetError(f"mark_variables: invalid grad_req '{req}'")
+        var._grad = g
+        var._grad_req = req
+        var._entry = None
+
+
+def _topo_nodes(heads_entries):
+    """Nodes reachable from the head entries, parents before children."""
+    order = []
+    seen = set()
+    stack = [(e[0], False) for e in heads_entries if isinstance(e, tuple)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for p in node.parents:
+            if isinstance(p, tuple) and id(p[0]) not in seen:
+                stack.append((p[0], False))
+    return order
+
+
+def _accumulate(store: dict, key, value, owner):
+    prev = store.get(key)
+    if prev is None:
+        store[key] = [owner, value]
+    else:
+        prev[1] = prev[1] + value
+
+
+def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool):
+    """Propagate gradients from ``heads``; return ``{id(leaf): [leaf, grad]}``."""
+    from .ndarray.ndarray import NDArray
+    entries = []
+    for h in heads:
+        if h._entry is not None:
+            entries.append(h._entry)
+        elif h._grad_req is not None:
+            entries.append(h)
+        else:
+            raise MXNetError("Cannot differentiate node because it is not in a computational "
+                             "graph. You need to set is_recording to true or use "
+                             "mark_variables() on the inputs")
+    node_grads: dict = {}
+    leaf_grads: dict = {}
+    for h, e, hg in zip(heads, entries, head_grads):
+        if hg is None:
+            g = _ones_like(h._data)
+        else:
+            g = hg._data if isinstance(hg, NDArray) else hg
+            if tuple(g.shape) != tuple(h.shape):
+                raise MXNetError(f"backward: head gradient shape {tuple(g.shape)} does not "
+                                 f"match head shape {h.shape}")
+        if isinstance(e, tuple):
+            slots = node_grads.setdefault(id(e[0]), [e[0], [None] * e[0].n_out])[1]
+            slots[e[1]] = g if slots[e[1]] is None else slots[e[1]] + g
+        else:
+            _accumulate(leaf_grads, id(e), g, e)
+    order = _topo_nodes(entries)
+    for node in reversed(order):
+        rec = node_grads.pop(id(node), None)
+        if rec is None:
+            continue
+        if node.freed:
+            raise MXNetError("backward: the graph was already freed by an earlier backward; "
+                             "pass retain_graph=True to backward through it twice")
+        for chunk, ver in zip(node.saved, node.versions):
+            if chunk.version != ver:
+                name = node.op.name if node.op is not None else type(node.function).__name__
+                raise MXNetError(f"backward: an array used by operator {name} was modified "
+                                 "in-place after it was recorded; its gradient would be wrong")
+        out_grads = rec[1]
+        in_grads = _node_backward(node, out_grads, train_mode)
+        if not retain_graph:
+            node.freed = True
+            node.in_datas = node.out_datas = None
+        for parent, g in zip(node.parents, in_grads):
+            if parent is None or g is None:
+                continue
+            if isinstance(parent, tuple):
+                pnode, idx = parent
+                slots = node_grads.setdefault(id(pnode), [pnode, [None] * pnode.n_out])[1]
+                slots[idx] = g if slots[idx] is None else slots[idx] + g
+            else:
+                _accumulate(leaf_grads, id(parent), g, parent)
+    return leaf_grads
+
+
+def _ones_like(a):
+    from .backend import array_module
+    return array_module(a).ones(a.shape, dtype=a.dtype)
+
+
+def _node_backward(node, out_grads, train_mode):
+    xp = None
+    for i, g in enumerate(out_grads):
+        if g is None:
+            if xp is None:
+                xp = node.ctx.xp
+            out_grads[i] = xp.zeros(node.out_shapes[i], dtype=node.out_dtypes[i])
+    if node.function is not None:
+        return node.function._run_backward(out_grads)
+    oc = OpContext(node.ctx.xp, node.is_train if train_mode else False, node.ctx)
+    return node.op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads)
+
+
+def _write_leaf_grads(leaf_grads):
+    for leaf, g in leaf_grads.values():
+        req = leaf._grad_req
+        if req == "null" or leaf._grad is None:
+            continue
+        target = leaf._grad
+        if g.dtype != target.dtype:
+            g = g.astype(target.dtype)
+        if req == "add":
+            target._data += g
+        else:
+            target._data[...] = g
+        target._bump()
+
+
+def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True) -> None:
+    """Compute the gradients of ``heads`` with respect to the marked variables."""
+    from .ndarray.ndarray import NDArray
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        head_grads = [head_grads] if head_grads is not None else None
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    if len(head_grads) != len(heads):
+        raise MXNetError("backward: heads and head_grads must have the same length")
+    with pause(train_mode):
+        leaf_grads = _run_backward(list(heads), list(head_grads), retain_graph, train_mode)
+        _write_leaf_grads(leaf_grads)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: bool = False,
+         train_mode: bool = True):
+    """Return the gradients of ``heads`` with respect to ``variables`` (not written to ``.grad``)."""
+    from .ndarray.ndarray import NDArray
+    single = isinstance(variables, NDArray)
+    if single:
+        variables = [variables]
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        head_grads = [head_grads] if head_grads is not None else None
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        raise MXNetError("autograd.grad: create_graph=True (higher-order gradients) is not "
+                         "supported by gluonlite yet")
+    for v in variables:
+        if v._grad_req is None and v._entry is None:
+            raise MXNetError("autograd.grad: a variable is not marked; call attach_grad() "
+                             "on it before recording")
+    with pause(train_mode):
+        leaf_grads = _run_backward(list(heads), list(head_grads), retain_graph, train_mode)
+    out = []
+    for v in variables:
+        rec = leaf_grads.get(id(v))
+        g = rec[1] if rec is not None else v.context.xp.zeros(v.shape, dtype=v.dtype)
+        out.append(NDArray._wrap(g, v.context))
+    return out[0] if single else out
+
+
+def get_symbol(x):
+    """Return the recorded graph of ``x`` as a Symbol (needs the symbol layer)."""
+    raise MXNetError("autograd.get_symbol needs the symbol layer, which is not built yet")
+
+
+class Function:
+    """User-defined differentiable function (``mx.autograd.Function``).
+
+    Subclass it and implement ``forward(*inputs)`` and ``backward(*output_grads)``
+    on NDArrays; call the instance like a function inside ``record()``.
+    """
+
+    def __init__(self):
+        self._used = False
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *args) -> None:
+        """Keep arrays for ``backward``."""
+        self.saved_tensors = args
+
+    def forward(self, *inputs):
+        raise MXNetError(f"{type(self).__name__}: forward is not defined")
+
+    def backward(self, *output_grads):
+        raise MXNetError(f"{type(self).__name__}: backward is not defined")
+
+    def __call__(self, *inputs):
+        from .ndarray.ndarray import NDArray
+        if self._used:
+            raise MXNetError(f"{type(self).__name__}: each Function instance can be called "
+                             "only once; create a new instance per call")
+        self._used = True
+        with pause(train_mode=is_training()):
+            outputs = self.forward(*inputs)
+        single = isinstance(outputs, NDArray)
+        outs = [outputs] if single else list(outputs)
+        if is_recording():
+            parents = []
+            for x in inputs:
+                if x._entry is not None:
+                    parents.append(x._entry)
+                elif x._grad_req not in (None, "null"):
+                    parents.append(x)
+                else:
+                    parents.append(None)
+            if any(p is not None for p in parents):
+                ctx = outs[0].context
+                node = Node(None, None, parents, None, None, [], is_training(), ctx,
+                            [o.shape for o in outs], [o.dtype for o in outs], function=self)
+                self._ctx = ctx
+                new_outs = []
+                for i, o in enumerate(outs):
+                    y = NDArray._wrap(o._data, o.context)
+                    y._entry = (node, i)
+                    new_outs.append(y)
+                outs = new_outs
+        return outs[0] if single else tuple(outs)
+
+    def _run_backward(self, out_grads):
+        from .ndarray.ndarray import NDArray
+        grads_nd = [NDArray._wrap(g, self._ctx) for g in out_grads]
+        res = self.backward(*grads_nd)
+        if isinstance(res, NDArray):
+            res = [res]
+        return [None if r is None else r._data for r in res]

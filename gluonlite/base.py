@@ -1,0 +1,59 @@
+"""Basic types and the error class shared by every layer (``mxnet.base``)."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["MXNetError", "NotImplementedForSymbol", "numeric_types", "integer_types",
+           "string_types", "py_str", "c_str", "mx_real_t", "_Null"]
+
+
+class MXNetError(RuntimeError):
+    """Error raised for every mistake a user can make (MXNet's ``MXNetError``)."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    """Raised when an NDArray-only function is called on a Symbol."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self) -> str:
+        msg = f"Function {self.function}"
+        if self.alias:
+            msg += f" (namely operator \"{self.alias}\")"
+        if self.args:
+            msg += " with arguments (" + ", ".join(self.args) + ")"
+        return msg + " is not implemented for Symbol and only available in NDArray."
+
+
+class _NullType:
+    """Placeholder for an argument that was not given (MXNet's ``_Null``)."""
+
+    def __repr__(self) -> str:
+        return "_Null"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+_Null = _NullType()
+
+numeric_types = (float, int, np.generic, numbers.Number)
+integer_types = (int, np.integer)
+string_types = (str,)
+mx_real_t = np.float32
+
+
+def py_str(x):
+    """Return ``x`` as a Python ``str`` (bytes are decoded)."""
+    return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+def c_str(x: str) -> bytes:
+    """Encode a string for a C call (kept for API compatibility)."""
+    return x.encode("utf-8")

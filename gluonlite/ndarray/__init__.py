@@ -1,0 +1,22 @@
+"""``mx.nd``: NDArray, creation functions and one function per registry operator."""
+from . import ndarray  # noqa: F401
+from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concatenate,  # noqa: F401
+                      waitall, from_numpy, from_dlpack, to_dlpack_for_read,
+                      to_dlpack_for_write)
+from . import _api
+from ._api import op, _internal, contrib, linalg, image  # noqa: F401
+from . import arith as _arith
+from .arith import (add, subtract, multiply, divide, true_divide, modulo, power,  # noqa: F401
+                    maximum, minimum, hypot, equal, not_equal, greater, greater_equal,
+                    lesser, lesser_equal, logical_and, logical_or, logical_xor, negative)
+from . import fluent as _fluent
+from . import random  # noqa: F401
+from . import utils  # noqa: F401
+from .utils import save, load, load_frombuffer  # noqa: F401
+
+_fluent.install()
+globals().update({k: v for k, v in vars(_api).items()
+                  if not k.startswith("_") and callable(v) and k not in globals()})
+del _arith
+
+__all__ = [k for k in globals() if not k.startswith("_")]

@@ -1,0 +1,118 @@
+"""``NDArray.__getitem__`` and ``__setitem__`` with MXNet's view rules.
+
+An integer or a step-1 slice on the first axis is a view sharing storage with
+the source (when autograd is not recording it); every other index copies.
+While recording, indexing goes through registry operators so gradients flow.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import autograd as _ag
+from ..backend import array_module
+from ..base import MXNetError, integer_types
+from ..ops.registry import get_op
+from .invoke import invoke
+from .ndarray import NDArray
+
+
+def _in_graph(x: NDArray) -> bool:
+    return _ag._state.recording and (x._entry is not None or x._grad_req not in (None, "null"))
+
+
+def _first_axis_view(x: NDArray, key):
+    """The view for an int or step-1 slice on axis 0, or ``None`` for other keys."""
+    n = x.shape[0] if x.ndim else 0
+    if isinstance(key, integer_types) and not isinstance(key, (bool, np.bool_)):
+        k = int(key)
+        if not -n <= k < n:
+            raise MXNetError(f"index {k} is out of bounds for axis 0 with size {n} "
+                             f"(array shape {x.shape})")
+        k %= n
+        data = x._data[k]
+        return x._view(data.reshape(1) if data.ndim == 0 else data)
+    if isinstance(key, slice) and (key.step is None or key.step == 1):
+        start, stop, _ = key.indices(n)
+        return x._view(x._data[start:max(start, stop)])
+    return None
+
+
+def _to_raw_key(x: NDArray, key):
+    """Convert NDArray parts of an index to raw integer arrays of the same module."""
+    if isinstance(key, NDArray):
+        return key._data.astype(np.int64)
+    if isinstance(key, tuple):
+        return tuple(_to_raw_key(x, k) for k in key)
+    if isinstance(key, list):
+        return array_module(x._data).asarray(key, dtype=np.int64)
+    return key
+
+
+def _is_advanced(raw) -> bool:
+    parts = raw if isinstance(raw, tuple) else (raw,)
+    return any(hasattr(p, "shape") and not np.isscalar(p) for p in parts)
+
+
+def getitem(x: NDArray, key) -> NDArray:
+    """``x[key]`` with MXNet's view rules."""
+    if x.ndim == 0:
+        raise MXNetError("cannot index a 0-d NDArray")
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if not _in_graph(x):
+        view = _first_axis_view(x, key)
+        if view is not None:
+            return view
+        raw = _to_raw_key(x, key)
+        try:
+            data = x._data[raw]
+        except IndexError as err:
+            raise MXNetError(f"index {key!r} is invalid for an array of shape {x.shape}: "
+                             f"{err}") from err
+        if data.ndim == 0:
+            data = data.reshape(1)
+        # basic indexing gives a NumPy view, which MXNet semantics say must be a copy
+        return NDArray(data if _is_advanced(raw) else data.copy(), x._ctx)
+    return _recorded_getitem(x, key)
+
+
+def _recorded_getitem(x: NDArray, key) -> NDArray:
+    """Indexing as registry operators, so the result is part of the recorded graph."""
+    op = get_op("_index")
+    raw = _to_raw_key(x, key)
+    return invoke(op, [x], op.parse_attrs({"key": _Key(raw)}))
+
+
+class _Key:
+    """An index expression carried as the attribute of the ``_index`` operator."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __hash__(self):
+        return id(self)
+
+
+def setitem(x: NDArray, key, value) -> None:
+    """``x[key] = value`` in place; bumps the storage version."""
+    if isinstance(value, NDArray):
+        v = value._data
+        if array_module(v) is not array_module(x._data):
+            from .ndarray import _move
+            v = _move(v, x._ctx)
+    elif isinstance(value, (list, tuple)) or np.isscalar(value) or isinstance(value, np.ndarray):
+        v = value if np.isscalar(value) else array_module(x._data).asarray(value)
+    else:
+        raise MXNetError(f"cannot assign {type(value).__name__} to an NDArray")
+    raw = _to_raw_key(x, key)
+    if isinstance(raw, tuple) and len(raw) == 1:
+        raw = raw[0]
+    try:
+        x._data[raw] = v
+    except (ValueError, IndexError) as err:
+        shape = getattr(v, "shape", ())
+        raise MXNetError(f"cannot assign a value of shape {tuple(shape)} to index {key!r} "
+                         f"of an array of shape {x.shape}: {err}") from err
+    x._bump()

@@ -1,0 +1,108 @@
+"""Imperative invocation of a registry operator on NDArrays.
+
+This is the hot path of imperative code: it unwraps the arrays, calls the
+operator's forward with the right array module, wraps the results and, when
+autograd is recording, puts one node on the tape.
+"""
+from __future__ import annotations
+
+from ..autograd import _state, record_op
+from ..base import MXNetError
+from ..context import current_context
+from ..ops.registry import OpContext
+
+
+def _op_context(ctx, is_train: bool) -> OpContext:
+    pair = ctx._op_contexts
+    if pair is None:
+        xp = ctx.xp
+        pair = ctx._op_contexts = (OpContext(xp, False, ctx), OpContext(xp, True, ctx))
+    return pair[is_train]
+
+
+def _shapes(datas) -> str:
+    return ", ".join(str(tuple(d.shape)) for d in datas)
+
+
+def invoke(op, inputs: list, attrs, out=None, ctx=None):
+    """Run ``op`` on NDArray ``inputs`` with parsed ``attrs``.
+
+    Parameters
+    ----------
+    op : OpDef
+    inputs : list of NDArray
+    attrs : OpAttrs
+    out : NDArray or list of NDArray, optional
+        Arrays to write the visible outputs into.
+    ctx : Context, optional
+        Device for operators without inputs (creation ops, samplers).
+
+    Returns
+    -------
+    NDArray or list of NDArray
+        The visible outputs (a single NDArray when there is one).
+    """
+    from .ndarray import NDArray
+    if inputs:
+        ctx = inputs[0]._ctx
+        for x in inputs:
+            if x._ctx is not ctx and x._ctx != ctx:
+                raise MXNetError(f"Operator {op.name}: inputs live on different devices "
+                                 f"({ctx} and {x._ctx}); copy them to one with as_in_context")
+    elif ctx is None:
+        ctx = current_context()
+    datas = [x._data for x in inputs]
+    oc = _op_context(ctx, _state.training)
+    try:
+        if ctx.device_typeid == 2:
+            with oc.xp.cuda.Device(ctx.device_id):
+                res = op.forward(oc, attrs, datas, None)
+        else:
+            res = op.forward(oc, attrs, datas, None)
+    except MXNetError:
+        raise
+    except Exception as err:  # a NumPy/CuPy error: name the operator and the shapes
+        raise MXNetError(f"Operator {op.name}: {type(err).__name__}: {err} "
+                         f"(input shapes: {_shapes(datas)})") from err
+    if op.aux_names:
+        for i in op.aux_indices(attrs):
+            inputs[i]._bump()
+    if out is None:
+        outputs = [NDArray(_as_array(r, oc.xp), ctx) for r in res]
+    else:
+        outs_nd = [out] if isinstance(out, NDArray) else list(out)
+        outputs = _fill_out(op, res, outs_nd, oc.xp, ctx)
+    if _state.recording and op.differentiable:
+        record_op(op, attrs, inputs, datas, outputs, [y._data for y in outputs],
+                  oc.is_train, ctx)
+    n_vis = op.num_visible_outputs(attrs)
+    return outputs[0] if n_vis == 1 else outputs[:n_vis]
+
+
+def _as_array(r, xp):
+    if type(r) is not xp.ndarray:
+        r = xp.asarray(r)
+    if r.ndim == 0:  # MXNet has no 0-d arrays
+        r = r.reshape(1)
+    return r
+
+
+def _fill_out(op, res, outs_nd, xp, ctx):
+    """Make the given ``out`` arrays hold the results; extra (hidden) outputs get new arrays."""
+    from .ndarray import NDArray
+    outputs = []
+    for i, r in enumerate(res):
+        r = _as_array(r, xp)
+        if i >= len(outs_nd):
+            outputs.append(NDArray(r, ctx))
+            continue
+        dst = outs_nd[i]
+        if r is not dst._data:
+            if dst.shape != tuple(r.shape):
+                raise MXNetError(f"Operator {op.name}: out= has shape {dst.shape} but the "
+                                 f"result has shape {tuple(r.shape)}")
+            dst._data[...] = r
+        dst._bump()
+        dst._entry = None
+        outputs.append(dst)
+    return outputs

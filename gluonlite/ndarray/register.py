@@ -1,0 +1,91 @@
+"""Generate the ``nd.<Name>`` function of every registry operator, with MXNet's
+calling convention: NDArray arguments (positional or by input name) are inputs,
+other positional arguments fill attributes in declaration order, and ``out=``,
+``name=`` and ``ctx=`` are accepted."""
+from __future__ import annotations
+
+from ..base import MXNetError
+from ..context import Context
+from .invoke import invoke
+from .ndarray import NDArray
+
+_SKIP_ATTR_KEYS = ("name", "attr")
+
+
+def _as_ctx(ctx):
+    if ctx is None or isinstance(ctx, Context):
+        return ctx
+    from ..context import Context as C
+    s = str(ctx)
+    if "(" in s:
+        kind, rest = s.split("(", 1)
+        return C(kind, int(rest.rstrip(")")))
+    return C(s)
+
+
+def make_function(op, func_name: str):
+    """Build the imperative function for ``op`` under ``func_name``."""
+    attr_order = list(op.attrs)
+    static_inputs = op._static_inputs
+    n_static = len(static_inputs) if static_inputs is not None else -1
+    var_key = op.key_var_num_args
+
+    def fn(*args, out=None, name=None, ctx=None, **kwargs):
+        if not kwargs and len(args) == n_static and out is None and ctx is None:
+            for a in args:
+                if type(a) is not NDArray:
+                    break
+            else:
+                return invoke(op, list(args), op.parse_attrs(None))
+        pos_inputs = []
+        rest = []
+        for i, a in enumerate(args):
+            if isinstance(a, NDArray) and not rest:
+                pos_inputs.append(a)
+            elif var_key and isinstance(a, (list, tuple)) and a and \
+                    all(isinstance(x, NDArray) for x in a) and not rest:
+                pos_inputs.extend(a)
+            else:
+                rest.append(a)
+        kw_inputs = {}
+        attrs = {}
+        for k, v in kwargs.items():
+            if isinstance(v, NDArray):
+                kw_inputs[k] = v
+            elif v is None and k not in op.attrs:
+                continue
+            elif k in _SKIP_ATTR_KEYS:
+                continue
+            else:
+                attrs[k] = v
+        if rest:
+            free = [a for a in attr_order if a not in attrs and a != var_key]
+            if len(rest) > len(free):
+                raise MXNetError(f"Operator {op.name}: too many positional arguments")
+            for key, value in zip(free, rest):
+                attrs[key] = value
+        if var_key and var_key not in attrs and var_key in op.attrs:
+            attrs[var_key] = len(pos_inputs) + len(kw_inputs)
+        parsed = op.parse_attrs(attrs)
+        names = op.input_names(parsed)
+        if kw_inputs:
+            inputs = list(pos_inputs)
+            for nm in names[len(pos_inputs):]:
+                if nm in kw_inputs:
+                    inputs.append(kw_inputs.pop(nm))
+                else:
+                    raise MXNetError(f"Operator {op.name}: input '{nm}' is missing")
+            if kw_inputs:
+                raise MXNetError(f"Operator {op.name}: unknown inputs {sorted(kw_inputs)}; "
+                                 f"inputs are {list(names)}")
+        else:
+            inputs = pos_inputs
+        if len(inputs) != len(names):
+            raise MXNetError(f"Operator {op.name}: expected {len(names)} input(s) "
+                             f"{list(names)}, got {len(inputs)}")
+        return invoke(op, inputs, parsed, out=out, ctx=_as_ctx(ctx))
+
+    fn.__name__ = func_name
+    fn.__qualname__ = func_name
+    fn.__doc__ = op.doc or f"The ``{op.name}`` operator (MXNet semantics)."
+    return fn

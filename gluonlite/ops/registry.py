@@ -1,0 +1,329 @@
+"""The operator registry: every operator is defined once here and served to
+``nd.X``, ``sym.X``, ``F.X``, the JSON loader and the CachedOp alike.
+
+An operator is an :class:`OpDef`.  Its functions take an :class:`OpContext`
+(which array module, train or predict, which device, which random stream), the
+parsed attributes, and raw ``numpy``/``cupy`` arrays; they never see NDArrays.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+from ..base import MXNetError
+from .attrs import REQUIRED, Attr, format_attr
+
+__all__ = ["OpDef", "OpContext", "OpAttrs", "Attr", "register", "get_op", "find_op",
+           "all_ops", "op_names"]
+
+_REGISTRY: dict[str, "OpDef"] = {}
+_CANONICAL: dict[str, "OpDef"] = {}
+
+
+class OpContext:
+    """What an operator function needs besides its arrays.
+
+    Attributes
+    ----------
+    xp : module
+        ``numpy`` or ``cupy``.
+    is_train : bool
+        Training mode (Dropout, BatchNorm statistics).
+    ctx : Context
+        Device the arrays live on.
+    """
+
+    __slots__ = ("xp", "is_train", "ctx")
+
+    def __init__(self, xp, is_train: bool, ctx):
+        self.xp = xp
+        self.is_train = is_train
+        self.ctx = ctx
+
+    @property
+    def rng(self):
+        """The random generator of this context (seeded by ``mx.random.seed``)."""
+        from .. import _rng
+        return _rng.generator(self.ctx)
+
+
+class OpAttrs:
+    """Parsed attributes of one operator call; attribute access by name.
+
+    ``_given`` keeps the attributes the caller gave explicitly, which is what
+    MXNet writes into graph JSON.
+    """
+
+    def __init__(self, values: dict, given: dict):
+        self.__dict__.update(values)
+        self._given = given
+
+    def __repr__(self) -> str:
+        items = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if k != "_given")
+        return f"OpAttrs({items})"
+
+    def as_dict(self) -> dict:
+        """All attribute values (given and defaulted)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_given"}
+
+    def to_strings(self) -> dict[str, str]:
+        """The explicitly given attributes as MXNet attribute strings."""
+        return {k: format_attr(v) for k, v in self._given.items()}
+
+
+def _const(value):
+    return lambda attrs: value
+
+
+class OpDef:
+    """Definition of one operator.
+
+    Parameters
+    ----------
+    name : str
+        MXNet's canonical name (``FullyConnected``, ``broadcast_add``).
+    forward : callable
+        ``forward(oc, attrs, inputs, out) -> list of arrays``.  ``out`` is ``None``
+        or a list of preallocated arrays to write the outputs into.
+    backward : callable, optional
+        ``backward(oc, attrs, inputs, outputs, out_grads) -> list`` with one
+        gradient (or ``None``) per input.  ``out_grads`` has one array per output
+        (zeros where nothing flowed back).
+    attrs : dict of str to Attr
+        Declared attributes with MXNet defaults.
+    inputs : sequence of str or callable
+        Input names, or ``f(attrs) -> names`` for variadic operators.
+    aux : sequence of str
+        Inputs that are auxiliary states, mutated by forward (BatchNorm's moving stats).
+    num_outputs : int or callable
+        Number of outputs, or ``f(attrs) -> int``.
+    num_visible_outputs : int or callable, optional
+        Outputs visible to the user (defaults to all).
+    output_names : sequence of str or callable, optional
+        Names of the outputs as ``list_outputs`` shows them (``['output']`` by default).
+    infer_shape : callable
+        ``f(attrs, in_shapes) -> (in_shapes, out_shapes)``; unknown shapes are
+        ``None`` and unknown dimensions ``0``.  Must fill what it can in both directions.
+    infer_type : callable, optional
+        ``f(attrs, in_dtypes) -> (in_dtypes, out_dtypes)``; defaults to "all the same".
+    aliases : sequence of str
+        Other names (legacy graph names, snake case names).
+    differentiable : bool
+        False for operators without gradient (argmax, creation ops, samplers).
+    key_var_num_args : str, optional
+        Attribute that counts the variadic inputs (``num_args``).
+    random : bool
+        True when forward draws random numbers.
+    cuda : str, optional
+        For elementwise operators, the CUDA C expression of the forward, used by fusion.
+    cuda_grad : str, optional
+        CUDA C expression of the gradient with respect to each input.
+    backward_uses : tuple of str
+        What backward reads: any of ``'inputs'``, ``'outputs'``; lets the engine drop the rest.
+    """
+
+    def __init__(self, name: str, forward: Callable, *, backward: Callable | None = None,
+                 attrs: dict | None = None, inputs: Sequence[str] | Callable = ("data",),
+                 aux: Sequence[str] = (), num_outputs: int | Callable = 1,
+                 num_visible_outputs: int | Callable | None = None,
+                 output_names: Sequence[str] | Callable | None = None,
+                 infer_shape: Callable | None = None, infer_type: Callable | None = None,
+                 aliases: Iterable[str] = (), differentiable: bool = True,
+                 key_var_num_args: str | None = None, random: bool = False,
+                 cuda: str | None = None, cuda_grad: Sequence[str] | None = None,
+                 backward_uses: tuple = ("inputs", "outputs"), doc: str = ""):
+        self.name = name
+        self.forward = forward
+        self.backward = backward
+        self.attrs: dict[str, Attr] = dict(attrs or {})
+        self.aliases = tuple(aliases)
+        self.differentiable = differentiable and backward is not None
+        self.key_var_num_args = key_var_num_args
+        self.random = random
+        self.cuda = cuda
+        self.cuda_grad = tuple(cuda_grad) if cuda_grad is not None else None
+        self.backward_uses = tuple(backward_uses)
+        self.doc = doc
+        self.aux_names = tuple(aux)
+        self._inputs = inputs if callable(inputs) else _const(tuple(inputs))
+        self._static_inputs = None if callable(inputs) else tuple(inputs)
+        self._num_outputs = num_outputs if callable(num_outputs) else _const(int(num_outputs))
+        if num_visible_outputs is None:
+            self._num_visible = self._num_outputs
+        elif callable(num_visible_outputs):
+            self._num_visible = num_visible_outputs
+        else:
+            self._num_visible = _const(int(num_visible_outputs))
+        if output_names is None:
+            self._output_names = _default_output_names(self)
+        elif callable(output_names):
+            self._output_names = output_names
+        else:
+            self._output_names = _const(tuple(output_names))
+        self._infer_shape = infer_shape
+        self._infer_type = infer_type or same_dtype
+        self._attr_cache: dict = {}
+        self._default_attrs = None
+
+    # -- attributes -------------------------------------------------------------
+    def parse_attrs(self, kwargs: dict | None) -> OpAttrs:
+        """Parse a dict of attributes (strings or Python values) into an ``OpAttrs``.
+
+        Unknown attribute names raise ``MXNetError``; parsed results are cached.
+        """
+        if not kwargs:
+            if self._default_attrs is None:
+                self._default_attrs = self._parse({})
+            return self._default_attrs
+        try:
+            key = tuple(kwargs.items())
+            cached = self._attr_cache.get(key)
+        except TypeError:  # unhashable value (a list)
+            return self._parse(kwargs)
+        if cached is None:
+            cached = self._parse(kwargs)
+            if len(self._attr_cache) < 512:
+                self._attr_cache[key] = cached
+        return cached
+
+    def _parse(self, kwargs: dict) -> OpAttrs:
+        values = {}
+        given = {}
+        for key, value in kwargs.items():
+            spec = self.attrs.get(key)
+            if spec is None:
+                if key.startswith("__") and key.endswith("__"):
+                    continue  # user attributes such as __lr_mult__ are not op attributes
+                raise MXNetError(f"Operator {self.name}: unknown attribute '{key}'; "
+                                 f"expected one of {sorted(self.attrs)}")
+            values[key] = spec.parse(self.name, key, value)
+            given[key] = values[key]
+        for key, spec in self.attrs.items():
+            if key not in values:
+                if spec.default is REQUIRED:
+                    raise MXNetError(f"Operator {self.name}: required attribute '{key}' "
+                                     "is missing")
+                values[key] = spec.default
+        return OpAttrs(values, given)
+
+    # -- structure ----------------------------------------------------------------
+    def input_names(self, attrs: OpAttrs) -> tuple:
+        """Names of all inputs (arguments and auxiliary states) in order."""
+        return self._static_inputs if self._static_inputs is not None else tuple(self._inputs(attrs))
+
+    def num_inputs(self, attrs: OpAttrs) -> int:
+        """Number of inputs for these attributes."""
+        return len(self.input_names(attrs))
+
+    def num_outputs(self, attrs: OpAttrs) -> int:
+        """Number of outputs, hidden ones included."""
+        return self._num_outputs(attrs)
+
+    def num_visible_outputs(self, attrs: OpAttrs) -> int:
+        """Number of outputs the user sees."""
+        return self._num_visible(attrs)
+
+    def output_names(self, attrs: OpAttrs) -> tuple:
+        """Names of the outputs (``output``, or ``output0``, ``output1``, ...)."""
+        return tuple(self._output_names(attrs))
+
+    def aux_indices(self, attrs: OpAttrs) -> tuple:
+        """Positions of the auxiliary-state inputs."""
+        names = self.input_names(attrs)
+        return tuple(i for i, n in enumerate(names) if n in self.aux_names)
+
+    # -- inference ----------------------------------------------------------------
+    def infer_shape(self, attrs: OpAttrs, in_shapes: list) -> tuple[list, list]:
+        """Infer input and output shapes from what is known; raise ``MXNetError`` on conflict."""
+        if self._infer_shape is None:
+            raise MXNetError(f"Operator {self.name}: no shape inference")
+        try:
+            ins, outs = self._infer_shape(attrs, list(in_shapes))
+        except MXNetError:
+            raise
+        except (ValueError, IndexError, TypeError, ZeroDivisionError) as err:
+            raise MXNetError(f"Operator {self.name}: shape inference failed for input "
+                             f"shapes {list(in_shapes)}: {err}") from err
+        return list(ins), list(outs)
+
+    def infer_type(self, attrs: OpAttrs, in_dtypes: list) -> tuple[list, list]:
+        """Infer input and output dtypes (``None`` where unknown)."""
+        ins, outs = self._infer_type(self, attrs, list(in_dtypes))
+        return list(ins), list(outs)
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.name}>"
+
+
+def _default_output_names(op: OpDef):
+    def names(attrs):
+        n = op.num_outputs(attrs)
+        return ("output",) if n == 1 else tuple(f"output{i}" for i in range(n))
+    return names
+
+
+def same_dtype(op: OpDef, attrs: OpAttrs, in_dtypes: list):
+    """Default dtype rule: every input and output has the dtype of the first known input."""
+    known = next((d for d in in_dtypes if d is not None), None)
+    n_out = op.num_outputs(attrs)
+    if known is None:
+        return in_dtypes, [None] * n_out
+    for i, d in enumerate(in_dtypes):
+        if d is not None and d != known:
+            names = op.input_names(attrs)
+            raise MXNetError(f"Operator {op.name}: input '{names[i]}' has dtype {d}, "
+                             f"expected {known} like the other inputs")
+    return [known] * len(in_dtypes), [known] * n_out
+
+
+def register(op: OpDef) -> OpDef:
+    """Add an operator to the registry under its name and aliases."""
+    for name in (op.name,) + op.aliases:
+        if name in _REGISTRY and _REGISTRY[name] is not op:
+            raise ValueError(f"operator {name} registered twice")
+        _REGISTRY[name] = op
+    _CANONICAL[op.name] = op
+    return op
+
+
+def defop(name: str, **kwargs) -> Callable:
+    """Decorator form: ``@defop("relu", ...)`` over the forward function."""
+    def wrap(forward):
+        return register(OpDef(name, forward, **kwargs))
+    return wrap
+
+
+def find_op(name: str) -> OpDef | None:
+    """The operator registered under ``name`` (canonical or alias), or ``None``."""
+    _ensure_loaded()
+    return _REGISTRY.get(name)
+
+
+def get_op(name: str) -> OpDef:
+    """The operator registered under ``name``; unknown names raise ``MXNetError``."""
+    _ensure_loaded()
+    op = _REGISTRY.get(name)
+    if op is None:
+        raise MXNetError(f"Cannot find operator '{name}' in the operator registry")
+    return op
+
+
+def all_ops() -> list[OpDef]:
+    """Every distinct operator, in registration order."""
+    _ensure_loaded()
+    return list(_CANONICAL.values())
+
+
+def op_names() -> list[str]:
+    """Every registered name, aliases included."""
+    _ensure_loaded()
+    return list(_REGISTRY)
+
+
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from . import _all  # noqa: F401 - importing registers every operator

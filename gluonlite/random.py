@@ -1,0 +1,2 @@
+"""bring-up"""
+from ._rng import seed

@@ -1,0 +1,226 @@
+"""The op test harness: every registered operator is checked against its samples.
+
+A sample (:class:`Sample`) gives NumPy inputs, attributes and a NumPy reference.
+For each sample the harness checks
+
+* forward through ``nd.<op>`` against the reference (float64 unless the sample
+  says otherwise);
+* ``infer_shape`` (from the inputs named in ``infer_from``) against the shapes
+  forward actually produced, hidden outputs included, and ``infer_type``;
+* that outputs never alias inputs, and that forward fills given ``out`` buffers;
+* the gradient of every differentiable input against central finite differences
+  in float64 (or against ``grad_ref`` for loss layers whose backward ignores the
+  head gradient);
+* on a GPU (marker ``gpu``), CuPy forward and backward against NumPy.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import numpy as np
+
+import gluonlite as mx
+from gluonlite.ndarray import _api
+from gluonlite.ops.registry import get_op
+
+
+@dataclasses.dataclass
+class Sample:
+    """One test case of an operator.
+
+    Attributes
+    ----------
+    inputs : list of numpy arrays
+        Inputs in the operator's input order (aux states included).
+    attrs : dict
+        Attributes passed to ``nd.<op>``.
+    ref : callable, optional
+        ``ref(*inputs, **attrs)`` returning the visible output(s) as NumPy arrays.
+    check : callable, optional
+        ``check(outputs, inputs)`` for random operators: asserts properties.
+    grad : bool or sequence of int
+        Inputs whose gradient is checked (``True``: every floating input not aux).
+    grad_ref : callable, optional
+        ``grad_ref(*inputs, **attrs)`` giving expected input gradients for head
+        gradients of ones, for operators whose backward ignores the head gradient.
+    train : bool
+        Run in training mode.
+    infer_from : sequence of int, optional
+        Inputs whose shapes are given to ``infer_shape`` (default: all).
+    rtol, atol : float
+        Forward tolerances; gradient checks use ``grad_rtol``/``grad_atol``.
+    eps : float
+        Finite-difference step.
+    """
+
+    inputs: list
+    attrs: dict = dataclasses.field(default_factory=dict)
+    ref: Callable | None = None
+    check: Callable | None = None
+    grad: bool | Sequence[int] = True
+    grad_ref: Callable | None = None
+    train: bool = False
+    infer_from: Sequence[int] | None = None
+    rtol: float = 1e-6
+    atol: float = 1e-8
+    grad_rtol: float = 1e-4
+    grad_atol: float = 1e-6
+    eps: float = 1e-6
+    name: str = ""
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def run_forward(op_name, sample, ctx=None, inputs=None):
+    """Call ``nd.<op_name>`` on the sample; return the visible outputs as NDArrays."""
+    ctx = ctx or mx.cpu()
+    arrs = inputs if inputs is not None else [
+        mx.nd.array(a, ctx=ctx, dtype=a.dtype) for a in sample.inputs]
+    fn = _api.function(op_name)
+    scope = mx.autograd.train_mode() if sample.train else mx.autograd.predict_mode()
+    with scope:
+        res = fn(*arrs, **sample.attrs)
+    return _as_list(res), arrs
+
+
+def check_forward(op_name, sample):
+    """Forward against the NumPy reference (or the sample's ``check``)."""
+    outs, _ = run_forward(op_name, sample)
+    got = [o.asnumpy() for o in outs]
+    if sample.check is not None:
+        sample.check(got, [a.copy() for a in sample.inputs])
+    if sample.ref is not None:
+        expected = _as_list(sample.ref(*[a.copy() for a in sample.inputs], **sample.attrs))
+        assert len(got) == len(expected), f"{op_name}: {len(got)} outputs, expected {len(expected)}"
+        for g, e in zip(got, expected):
+            e = np.asarray(e)
+            assert g.shape == e.shape, f"{op_name}: output shape {g.shape}, expected {e.shape}"
+            np.testing.assert_allclose(g.astype(np.float64), e.astype(np.float64),
+                                       rtol=sample.rtol, atol=sample.atol,
+                                       err_msg=f"{op_name} forward")
+    return outs
+
+
+def raw_forward(op_name, sample):
+    """Call the operator's forward directly: all outputs, hidden ones included."""
+    op = get_op(op_name)
+    attrs = op.parse_attrs(dict(sample.attrs))
+    oc = mx.ops.OpContext(np, sample.train, mx.cpu())
+    inputs = [a.copy() for a in sample.inputs]
+    return op, attrs, inputs, [np.asarray(r) for r in op.forward(oc, attrs, inputs, None)]
+
+
+def check_inference(op_name, sample):
+    """infer_shape and infer_type against what forward produced; no aliasing; out buffers."""
+    op, attrs, inputs, outs = raw_forward(op_name, sample)
+    n_out = op.num_outputs(attrs)
+    assert len(outs) == n_out, f"{op_name}: forward gave {len(outs)} outputs, declared {n_out}"
+    assert len(inputs) == op.num_inputs(attrs), f"{op_name}: sample has wrong input count"
+    given = [tuple(a.shape) if (sample.infer_from is None or i in sample.infer_from) else None
+             for i, a in enumerate(inputs)]
+    in_shapes, out_shapes = op.infer_shape(attrs, given)
+    assert [tuple(s) for s in in_shapes] == [tuple(a.shape) for a in inputs], \
+        f"{op_name}: inferred input shapes {in_shapes}, actual {[a.shape for a in inputs]}"
+    actual_out = [tuple(o.shape) if o.ndim else (1,) for o in outs]
+    assert [tuple(s) for s in out_shapes] == actual_out, \
+        f"{op_name}: inferred output shapes {out_shapes}, actual {actual_out}"
+    in_types, out_types = op.infer_type(attrs, [a.dtype for a in inputs])
+    assert [np.dtype(t) for t in out_types] == [o.dtype for o in outs], \
+        f"{op_name}: inferred output dtypes {out_types}, actual {[o.dtype for o in outs]}"
+    for o in outs:
+        for a in inputs:
+            assert not np.shares_memory(o, a), f"{op_name}: an output aliases an input"
+    # forward into preallocated buffers
+    bufs = [np.full(o.shape if o.ndim else (1,), np.nan if o.dtype.kind == "f" else 0,
+                    dtype=o.dtype) for o in outs]
+    if sample.check is None:
+        oc = mx.ops.OpContext(np, sample.train, mx.cpu())
+        again = op.forward(oc, attrs, [a.copy() for a in sample.inputs], bufs)
+        for b, r, o in zip(bufs, again, outs):
+            assert r is b, f"{op_name}: forward ignored its out buffer"
+            np.testing.assert_allclose(b.reshape(o.shape), o, rtol=1e-12, atol=0,
+                                       err_msg=f"{op_name} out buffer")
+
+
+def _grad_inputs(op, attrs, sample):
+    aux = set(op.aux_indices(attrs))
+    if sample.grad is True:
+        return [i for i, a in enumerate(sample.inputs)
+                if i not in aux and a.dtype.kind == "f"]
+    if sample.grad is False:
+        return []
+    return list(sample.grad)
+
+
+def _loss(op_name, sample, inputs_np, heads):
+    outs, _ = run_forward(op_name, sample, inputs=[mx.nd.array(a, dtype=a.dtype) for a in inputs_np])
+    return sum(float(np.sum(o.asnumpy().astype(np.float64) * h)) for o, h in zip(outs, heads))
+
+
+def check_gradient(op_name, sample, seed=0):
+    """Autograd gradients against central finite differences (float64)."""
+    op = get_op(op_name)
+    attrs = op.parse_attrs(dict(sample.attrs))
+    which = _grad_inputs(op, attrs, sample)
+    if not op.differentiable or not which:
+        return
+    rng = np.random.default_rng(seed)
+    arrs = [mx.nd.array(a, dtype=a.dtype) for a in sample.inputs]
+    for i in which:
+        arrs[i].attach_grad()
+    with mx.autograd.record(train_mode=sample.train):
+        outs = _as_list(_api.function(op_name)(*arrs, **sample.attrs))
+    if sample.grad_ref is not None:
+        mx.autograd.backward(outs)
+        expected = _as_list(sample.grad_ref(*[a.copy() for a in sample.inputs], **sample.attrs))
+        for i, e in zip(which, expected):
+            np.testing.assert_allclose(arrs[i].grad.asnumpy(), e, rtol=sample.grad_rtol,
+                                       atol=sample.grad_atol, err_msg=f"{op_name} grad {i}")
+        return
+    heads = [rng.uniform(-1, 1, size=o.shape) for o in outs]
+    mx.autograd.backward(outs, [mx.nd.array(h, dtype=o.dtype) for h, o in zip(heads, outs)])
+    for i in which:
+        base = [a.copy() for a in sample.inputs]
+        x = base[i]
+        num = np.zeros(x.shape)
+        flat = x.reshape(-1)
+        for j in range(flat.size):
+            orig = flat[j]
+            flat[j] = orig + sample.eps
+            plus = _loss(op_name, sample, [b.copy() for b in base], heads)
+            flat[j] = orig - sample.eps
+            minus = _loss(op_name, sample, [b.copy() for b in base], heads)
+            flat[j] = orig
+            num.reshape(-1)[j] = (plus - minus) / (2 * sample.eps)
+        np.testing.assert_allclose(arrs[i].grad.asnumpy(), num, rtol=sample.grad_rtol,
+                                   atol=sample.grad_atol,
+                                   err_msg=f"{op_name}: gradient of input {i}")
+
+
+def check_gpu_parity(op_name, sample):
+    """CuPy forward and backward against NumPy for one sample (needs a GPU)."""
+    cpu_outs, _ = run_forward(op_name, sample)
+    gpu_outs, _ = run_forward(op_name, sample, ctx=mx.gpu(0))
+    if sample.check is None:
+        for c, g in zip(cpu_outs, gpu_outs):
+            np.testing.assert_allclose(g.asnumpy(), c.asnumpy(), rtol=1e-5, atol=1e-7,
+                                       err_msg=f"{op_name} gpu forward")
+    op = get_op(op_name)
+    attrs = op.parse_attrs(dict(sample.attrs))
+    which = _grad_inputs(op, attrs, sample)
+    if not op.differentiable or not which or sample.check is not None:
+        return
+    grads = []
+    for ctx in (mx.cpu(), mx.gpu(0)):
+        arrs = [mx.nd.array(a, ctx=ctx, dtype=a.dtype) for a in sample.inputs]
+        for i in which:
+            arrs[i].attach_grad()
+        with mx.autograd.record(train_mode=sample.train):
+            outs = _as_list(_api.function(op_name)(*arrs, **sample.attrs))
+        mx.autograd.backward(outs)
+        grads.append([arrs[i].grad.asnumpy() for i in which])
+    for c, g in zip(*grads):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-7, err_msg=f"{op_name} gpu grad")

@@ -1,0 +1,44 @@
+"""Walk the whole registry with the op harness (see ``harness.py``)."""
+import numpy as np
+import pytest
+
+import gluonlite as mx
+from gluonlite.ops.registry import all_ops
+
+from .harness import check_forward, check_gradient, check_gpu_parity, check_inference
+from .samples import all_samples
+
+SAMPLES = all_samples()
+CASES = [(name, i) for name in sorted(SAMPLES) for i in range(len(SAMPLES[name]))]
+
+
+def test_every_operator_has_samples():
+    missing = sorted(op.name for op in all_ops() if op.name not in SAMPLES)
+    assert not missing, f"operators without harness samples: {missing}"
+
+
+def test_samples_name_registered_operators():
+    names = {op.name for op in all_ops()}
+    unknown = sorted(set(SAMPLES) - names)
+    assert not unknown, f"samples for unknown (or non-canonical) operators: {unknown}"
+
+
+@pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_forward(name, index):
+    check_forward(name, SAMPLES[name][index])
+
+
+@pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_inference(name, index):
+    check_inference(name, SAMPLES[name][index])
+
+
+@pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_gradient(name, index):
+    check_gradient(name, SAMPLES[name][index])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_gpu_parity(name, index):
+    check_gpu_parity(name, SAMPLES[name][index])
