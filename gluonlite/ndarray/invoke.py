@@ -2,7 +2,8 @@
 
 This is the hot path of imperative code: it unwraps the arrays, calls the
 operator's forward with the right array module, wraps the results and, when
-autograd is recording, puts one node on the tape.
+autograd is recording, puts one node on the tape.  Keep it lean: every line
+here is paid by every imperative operator call.
 """
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from ..autograd import _state, record_op
 from ..base import MXNetError
 from ..context import current_context
 from ..ops.registry import OpContext
+
+# Set by ndarray.py once the class exists (ndarray.py imports this module).
+NDArray = None
 
 
 def _op_context(ctx, is_train: bool) -> OpContext:
@@ -42,17 +46,26 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
     NDArray or list of NDArray
         The visible outputs (a single NDArray when there is one).
     """
-    from .ndarray import NDArray
-    if inputs:
+    n_in = len(inputs)
+    if n_in:
         ctx = inputs[0]._ctx
-        for x in inputs:
-            if x._ctx is not ctx and x._ctx != ctx:
-                raise MXNetError(f"Operator {op.name}: inputs live on different devices "
-                                 f"({ctx} and {x._ctx}); copy them to one with as_in_context")
+        if n_in > 1:
+            for x in inputs:
+                if x._ctx is not ctx and x._ctx != ctx:
+                    raise MXNetError(f"Operator {op.name}: inputs live on different devices "
+                                     f"({ctx} and {x._ctx}); copy them to one with "
+                                     "as_in_context")
     elif ctx is None:
         ctx = current_context()
-    datas = [x._data for x in inputs]
-    oc = _op_context(ctx, _state.training)
+    # explicit loops: comprehensions cost an extra frame before Python 3.12
+    if n_in == 1:
+        datas = [inputs[0]._data]
+    else:
+        datas = []
+        for x in inputs:
+            datas.append(x._data)
+    pair = ctx._op_contexts
+    oc = (pair if pair is not None else _make_pair(ctx))[_state.training]
     try:
         if ctx.device_typeid == 2:
             with oc.xp.cuda.Device(ctx.device_id):
@@ -68,15 +81,26 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
         for i in op.aux_indices(attrs):
             inputs[i]._bump()
     if out is None:
-        outputs = [NDArray(_as_array(r, oc.xp), ctx) for r in res]
+        nd_type = oc.xp.ndarray
+        outputs = []
+        for r in res:
+            outputs.append(NDArray(r if type(r) is nd_type and r.ndim else _as_array(r, oc.xp),
+                                   ctx))
     else:
         outs_nd = [out] if isinstance(out, NDArray) else list(out)
         outputs = _fill_out(op, res, outs_nd, oc.xp, ctx)
     if _state.recording and op.differentiable:
         record_op(op, attrs, inputs, datas, outputs, [y._data for y in outputs],
                   oc.is_train, ctx)
-    n_vis = op.num_visible_outputs(attrs)
+    n_vis = op._n_visible_static
+    if n_vis is None:
+        n_vis = op.num_visible_outputs(attrs)
     return outputs[0] if n_vis == 1 else outputs[:n_vis]
+
+
+def _make_pair(ctx):
+    _op_context(ctx, False)
+    return ctx._op_contexts
 
 
 def _as_array(r, xp):
@@ -89,7 +113,6 @@ def _as_array(r, xp):
 
 def _fill_out(op, res, outs_nd, xp, ctx):
     """Make the given ``out`` arrays hold the results; extra (hidden) outputs get new arrays."""
-    from .ndarray import NDArray
     outputs = []
     for i, r in enumerate(res):
         r = _as_array(r, xp)

@@ -310,6 +310,11 @@ class NDArray:
         return self._data.__dlpack__()
 
 
+from . import invoke as _invoke_module  # noqa: E402 - the hot path needs the class
+
+_invoke_module.NDArray = NDArray
+
+
 def _unpickle(state):
     arr = NDArray.__new__(NDArray)
     arr.__setstate__(state)

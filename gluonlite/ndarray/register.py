@@ -29,6 +29,7 @@ def make_function(op, func_name: str):
     static_inputs = op._static_inputs
     n_static = len(static_inputs) if static_inputs is not None else -1
     var_key = op.key_var_num_args
+    parse = op.parse_attrs
 
     def fn(*args, out=None, name=None, ctx=None, **kwargs):
         if not kwargs and len(args) == n_static and out is None and ctx is None:
@@ -36,7 +37,7 @@ def make_function(op, func_name: str):
                 if type(a) is not NDArray:
                     break
             else:
-                return invoke(op, list(args), op.parse_attrs(None))
+                return invoke(op, list(args), parse(None))
         pos_inputs = []
         rest = []
         for i, a in enumerate(args):

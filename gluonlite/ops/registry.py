@@ -147,6 +147,12 @@ class OpDef:
         self._inputs = inputs if callable(inputs) else _const(tuple(inputs))
         self._static_inputs = None if callable(inputs) else tuple(inputs)
         self._num_outputs = num_outputs if callable(num_outputs) else _const(int(num_outputs))
+        # a constant visible-output count lets the imperative hot path skip a call
+        self._n_visible_static = None
+        if num_visible_outputs is None and not callable(num_outputs):
+            self._n_visible_static = int(num_outputs)
+        elif num_visible_outputs is not None and not callable(num_visible_outputs):
+            self._n_visible_static = int(num_visible_outputs)
         if num_visible_outputs is None:
             self._num_visible = self._num_outputs
         elif callable(num_visible_outputs):

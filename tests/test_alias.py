@@ -1,0 +1,37 @@
+"""``install_mxnet_alias`` makes ``import mxnet`` give gluonlite."""
+import importlib
+import subprocess
+import sys
+
+import gluonlite
+
+
+def test_alias_in_a_fresh_interpreter():
+    code = (
+        "import gluonlite; gluonlite.install_mxnet_alias()\n"
+        "import mxnet as mx\n"
+        "from mxnet.ndarray.ndarray import NDArray\n"
+        "from mxnet.base import MXNetError, numeric_types\n"
+        "import mxnet.autograd as ag\n"
+        "from mxnet import nd, autograd\n"
+        "from mxnet.util import is_np_array\n"
+        "assert mx.__version__ == '1.9.1', mx.__version__\n"
+        "assert gluonlite.__version__ != '1.9.1'\n"
+        "assert NDArray is gluonlite.nd.NDArray and MXNetError is gluonlite.MXNetError\n"
+        "assert ag is gluonlite.autograd and not is_np_array()\n"
+        "x = mx.nd.ones((2, 2))\n"
+        "assert isinstance(x, NDArray) and x.sum().asscalar() == 4\n"
+        "print('ok')\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "ok"
+
+
+def test_top_level_names():
+    mx = gluonlite
+    for name in ("nd", "ndarray", "autograd", "cpu", "gpu", "cpu_pinned", "Context", "context",
+                 "random", "base", "util", "test_utils", "num_gpus", "current_context"):
+        assert hasattr(mx, name), name
+    assert importlib.import_module("gluonlite.ndarray.ndarray").NDArray is mx.nd.NDArray
+    assert isinstance(1.5, mx.base.numeric_types) and mx.util.is_np_array() is False

@@ -1,0 +1,203 @@
+"""Autograd: recording scopes, gradient requests, the tape, version checks, Function."""
+import numpy as np
+import pytest
+
+import gluonlite as mx
+from gluonlite import autograd, nd
+from gluonlite.base import MXNetError
+
+
+def test_scopes():
+    assert not autograd.is_recording() and not autograd.is_training()
+    with autograd.record():
+        assert autograd.is_recording() and autograd.is_training()
+        with autograd.pause():
+            assert not autograd.is_recording() and not autograd.is_training()
+        with autograd.predict_mode():
+            assert not autograd.is_training() and autograd.is_recording()
+    with autograd.record(train_mode=False):
+        assert not autograd.is_training()
+    with autograd.train_mode():
+        assert autograd.is_training() and not autograd.is_recording()
+    assert not autograd.is_recording() and not autograd.is_training()
+    assert autograd.set_recording(True) is False
+    assert autograd.set_recording(False) is True
+
+
+def test_simple_gradient_and_ones_head():
+    x = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x + 2 * x
+    y.backward()  # non-scalar head: gradient of ones
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 * x.asnumpy() + 2)
+
+
+def test_head_gradient_and_write_overwrites():
+    x = nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    for _ in range(2):
+        with autograd.record():
+            y = nd.exp(x)
+        y.backward(nd.array([1.0, 0.5, 0.0]))
+    np.testing.assert_allclose(x.grad.asnumpy(), np.exp([1, 2, 3]) * [1, 0.5, 0], rtol=1e-6)
+
+
+def test_grad_req_add_accumulates():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad(grad_req="add")
+    for _ in range(3):
+        with autograd.record():
+            y = x * 3
+        y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [9, 9])
+
+
+def test_grad_req_null_and_unmarked_inputs():
+    x = nd.array([1.0, 2.0])
+    w = nd.array([3.0, 4.0])
+    x.attach_grad(grad_req="null")
+    w.attach_grad()
+    with autograd.record():
+        y = x * w
+    y.backward()
+    np.testing.assert_allclose(w.grad.asnumpy(), [1, 2])
+    np.testing.assert_allclose(x.grad.asnumpy(), [0, 0])
+
+
+def test_variable_used_twice_sums():
+    x = nd.array([2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x * x
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [12.0])
+
+
+def test_retain_graph():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad(grad_req="add")
+    with autograd.record():
+        y = nd.square(x)
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [4, 8])
+    with pytest.raises(MXNetError, match="already freed"):
+        y.backward()
+
+
+def test_not_in_graph():
+    x = nd.array([1.0])
+    with pytest.raises(MXNetError, match="not in a computational graph"):
+        x.backward()
+
+
+def test_inplace_modification_after_record_raises():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.exp(x)
+        z = y * 2
+    y[:] = 0  # y was saved by exp's backward (it reads its output)
+    with pytest.raises(MXNetError, match="modified in-place"):
+        z.backward()
+
+
+def test_inplace_on_view_is_detected():
+    x = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.log(x)
+    view = x[0]  # a view sharing x's storage
+    view[:] = 5
+    with pytest.raises(MXNetError, match="modified in-place"):
+        y.backward()
+
+
+def test_autograd_grad_does_not_write():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.square(x)
+    g = autograd.grad(y, x)
+    np.testing.assert_allclose(g.asnumpy(), [2, 4])
+    assert x.grad.asnumpy().tolist() == [0, 0]
+    with pytest.raises(MXNetError, match="create_graph"):
+        autograd.grad(y, [x], create_graph=True)
+
+
+def test_mark_variables():
+    x = nd.array([1.0, 2.0])
+    g = nd.zeros((2,))
+    autograd.mark_variables([x], [g])
+    with autograd.record():
+        y = x * 5
+    y.backward()
+    np.testing.assert_allclose(g.asnumpy(), [5, 5])
+
+
+def test_detach_stops_gradient():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x.detach()
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [1, 2])
+
+
+def test_multiple_heads():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        a = x * 2
+        b = nd.square(x)
+    autograd.backward([a, b])
+    np.testing.assert_allclose(x.grad.asnumpy(), [4, 6])
+
+
+def test_train_mode_reaches_ops():
+    seen = []
+
+    class Probe(autograd.Function):
+        def forward(self, x):
+            seen.append(autograd.is_training())
+            return x * 1
+
+        def backward(self, dy):
+            return dy
+
+    x = nd.ones((1,))
+    with autograd.record():
+        Probe()(x)
+    with autograd.record(train_mode=False):
+        Probe()(x)
+    assert seen == [True, False]
+
+
+def test_custom_function():
+    class Sigmoid(autograd.Function):
+        def forward(self, x):
+            y = 1 / (1 + nd.exp(-x))
+            self.save_for_backward(y)
+            return y
+
+        def backward(self, dy):
+            y, = self.saved_tensors
+            return dy * y * (1 - y)
+
+    x = nd.array([0.0, 1.0, -2.0])
+    x.attach_grad()
+    with autograd.record():
+        z = Sigmoid()(x) * 3
+    z.backward()
+    s = 1 / (1 + np.exp(-x.asnumpy()))
+    np.testing.assert_allclose(x.grad.asnumpy(), 3 * s * (1 - s), rtol=1e-6)
+
+
+def test_gradient_through_first_axis_index_while_recording():
+    x = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    x.attach_grad()
+    with autograd.record():
+        y = x[1] * 2
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [[0, 0], [2, 2]])

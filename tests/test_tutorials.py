@@ -1,0 +1,22 @@
+"""Every tutorial runs and reaches its goal."""
+import importlib.util
+import pathlib
+
+import pytest
+
+TUTORIALS = sorted(pathlib.Path(__file__).resolve().parent.parent.joinpath("tutorials").glob("*.py"))
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=[p.stem for p in TUTORIALS])
+def test_tutorial_runs(path):
+    module = _load(path)
+    result = module.main()
+    if path.stem == "demo_autograd_regression":
+        assert result < 0.01
