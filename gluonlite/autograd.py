@@ -143,7 +143,13 @@ def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx):
     keep_in = "inputs" in uses
     keep_out = "outputs" in uses
     if keep_in:
-        saved.extend(x._get_chunk() for x in inputs)
+        if op.aux_names:
+            # auxiliary states (BatchNorm's moving stats) are meant to change between
+            # forward and backward (a shared layer called twice): not version-checked
+            aux = op.aux_indices(attrs)
+            saved.extend(x._get_chunk() for i, x in enumerate(inputs) if i not in aux)
+        else:
+            saved.extend(x._get_chunk() for x in inputs)
     if keep_out:
         saved.extend(y._get_chunk() for y in outputs)
     node = Node(op, attrs, parents, in_datas if keep_in else None,
@@ -196,8 +202,14 @@ def _accumulate(store: dict, key, value, owner):
         prev[1] = prev[1] + value
 
 
-def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool):
-    """Propagate gradients from ``heads``; return ``{id(leaf): [leaf, grad]}``."""
+def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
+                  create_graph: bool = False):
+    """Propagate gradients from ``heads``; return ``{id(leaf): [leaf, grad]}``.
+
+    Gradients are raw arrays, or with ``create_graph`` NDArrays computed by
+    recorded operators (each node's ``backward_graph``), so they can be
+    differentiated again.
+    """
     from .ndarray.ndarray import NDArray
     entries = []
     for h in heads:
@@ -214,6 +226,10 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool):
     for h, e, hg in zip(heads, entries, head_grads):
         if hg is None:
             g = _ones_like(h._data)
+            if create_graph:
+                g = NDArray(g, h.context)
+        elif create_graph:
+            g = hg if isinstance(hg, NDArray) else NDArray(hg, h.context)
         else:
             g = hg._data if isinstance(hg, NDArray) else hg
             if tuple(g.shape) != tuple(h.shape):
@@ -238,7 +254,10 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool):
                 raise MXNetError(f"backward: an array used by operator {name} was modified "
                                  "in-place after it was recorded; its gradient would be wrong")
         out_grads = rec[1]
-        in_grads = _node_backward(node, out_grads, train_mode)
+        if create_graph:
+            in_grads = _node_backward_graph(node, out_grads)
+        else:
+            in_grads = _node_backward(node, out_grads, train_mode)
         if not retain_graph:
             node.freed = True
             node.in_datas = node.out_datas = None
@@ -272,12 +291,47 @@ def _node_backward(node, out_grads, train_mode):
     return node.op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads)
 
 
+def _node_backward_graph(node, out_grads):
+    """Backward of one node as recorded NDArray operations (for ``create_graph``)."""
+    from .ndarray.ndarray import NDArray
+    ctx = node.ctx
+    for i, g in enumerate(out_grads):
+        if g is None:
+            out_grads[i] = NDArray(ctx.xp.zeros(node.out_shapes[i], dtype=node.out_dtypes[i]), ctx)
+    if node.function is not None:
+        res = node.function.backward(*out_grads)
+        return [res] if isinstance(res, NDArray) else list(res)
+    op = node.op
+    if op.backward_graph is None:
+        raise MXNetError(f"Operator {op.name} does not support higher-order gradients "
+                         "(autograd.grad with create_graph=True)")
+    inputs = None
+    if node.in_datas is not None:
+        inputs = []
+        for raw, parent in zip(node.in_datas, node.parents):
+            if isinstance(parent, NDArray):
+                inputs.append(parent)  # a leaf: its own gradient is wanted
+            else:
+                x = NDArray(raw, ctx)
+                x._entry = parent
+                inputs.append(x)
+    outputs = None
+    if node.out_datas is not None:
+        outputs = []
+        for k, raw in enumerate(node.out_datas):
+            y = NDArray(raw, ctx)
+            y._entry = (node, k)
+            outputs.append(y)
+    return op.backward_graph(node.attrs, inputs, outputs, out_grads)
+
+
 def _write_leaf_grads(leaf_grads):
     for leaf, g in leaf_grads.values():
         req = leaf._grad_req
         if req == "null" or leaf._grad is None:
             continue
         target = leaf._grad
+        g = getattr(g, "_data", g)  # NDArray gradients from create_graph
         if g.dtype != target.dtype:
             g = g.astype(target.dtype)
         if req == "add":
@@ -316,20 +370,23 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: boo
         head_grads = [None] * len(heads)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph:
-        raise MXNetError("autograd.grad: create_graph=True (higher-order gradients) is not "
-                         "supported by gluonlite yet")
     for v in variables:
         if v._grad_req is None and v._entry is None:
             raise MXNetError("autograd.grad: a variable is not marked; call attach_grad() "
                              "on it before recording")
-    with pause(train_mode):
-        leaf_grads = _run_backward(list(heads), list(head_grads), retain_graph, train_mode)
+    scope = record(train_mode) if create_graph else pause(train_mode)
+    with scope:
+        leaf_grads = _run_backward(list(heads), list(head_grads), retain_graph, train_mode,
+                                   create_graph)
     out = []
     for v in variables:
         rec = leaf_grads.get(id(v))
-        g = rec[1] if rec is not None else v.context.xp.zeros(v.shape, dtype=v.dtype)
-        out.append(NDArray._wrap(g, v.context))
+        if rec is None:
+            out.append(NDArray(v.context.xp.zeros(v.shape, dtype=v.dtype), v.context))
+        elif create_graph:
+            out.append(rec[1])
+        else:
+            out.append(NDArray(rec[1], v.context))
     return out[0] if single else out
 
 

@@ -122,8 +122,45 @@ def test_autograd_grad_does_not_write():
     g = autograd.grad(y, x)
     np.testing.assert_allclose(g.asnumpy(), [2, 4])
     assert x.grad.asnumpy().tolist() == [0, 0]
-    with pytest.raises(MXNetError, match="create_graph"):
-        autograd.grad(y, [x], create_graph=True)
+
+
+def test_higher_order_gradient():
+    x = nd.array([0.5, 1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.sin(x) * x
+        dy = autograd.grad(y, x, create_graph=True)  # cos(x) x + sin(x)
+    dy.backward()  # d/dx: -sin(x) x + 2 cos(x)
+    v = x.asnumpy()
+    np.testing.assert_allclose(dy.asnumpy(), np.cos(v) * v + np.sin(v), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.asnumpy(), -np.sin(v) * v + 2 * np.cos(v), rtol=1e-5)
+
+
+def test_higher_order_gradient_of_custom_function():
+    class Cube(autograd.Function):
+        def forward(self, x):
+            self.save_for_backward(x)
+            return x * x * x
+
+        def backward(self, dy):
+            x, = self.saved_tensors
+            return dy * 3 * x * x
+
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        dy = autograd.grad(Cube()(x), x, create_graph=True)
+    dy.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [6.0, 12.0])
+
+
+def test_higher_order_without_support_names_operator():
+    x = nd.array([[1.0, 2.0]])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.sort(x)
+    with pytest.raises(MXNetError, match="sort does not support higher-order"):
+        autograd.grad(y, x, create_graph=True)
 
 
 def test_mark_variables():

@@ -43,6 +43,8 @@ class NDArray:
 
     __slots__ = ("_data", "_ctx", "_chunk", "_entry", "_grad", "_grad_req", "__weakref__")
     __array_priority__ = 1000.0
+    # NumPy then defers `ndarray + NDArray` to NDArray.__radd__ instead of converting us
+    __array_ufunc__ = None
 
     def __init__(self, data, ctx: Context | None = None):
         self._data = data

@@ -119,6 +119,10 @@ class OpDef:
         CUDA C expression of the gradient with respect to each input.
     backward_uses : tuple of str
         What backward reads: any of ``'inputs'``, ``'outputs'``; lets the engine drop the rest.
+    backward_graph : callable, optional
+        ``f(attrs, inputs, outputs, out_grads) -> list`` computing the input gradients
+        from NDArrays with ``nd`` operators, so that autograd can record it
+        (``autograd.grad(..., create_graph=True)``); reads the same as ``backward``.
     """
 
     def __init__(self, name: str, forward: Callable, *, backward: Callable | None = None,
@@ -130,7 +134,8 @@ class OpDef:
                  aliases: Iterable[str] = (), differentiable: bool = True,
                  key_var_num_args: str | None = None, random: bool = False,
                  cuda: str | None = None, cuda_grad: Sequence[str] | None = None,
-                 backward_uses: tuple = ("inputs", "outputs"), doc: str = ""):
+                 backward_uses: tuple = ("inputs", "outputs"),
+                 backward_graph: Callable | None = None, doc: str = ""):
         self.name = name
         self.forward = forward
         self.backward = backward
@@ -142,6 +147,7 @@ class OpDef:
         self.cuda = cuda
         self.cuda_grad = tuple(cuda_grad) if cuda_grad is not None else None
         self.backward_uses = tuple(backward_uses)
+        self.backward_graph = backward_graph
         self.doc = doc
         self.aux_names = tuple(aux)
         self._inputs = inputs if callable(inputs) else _const(tuple(inputs))

@@ -1,0 +1,218 @@
+"""``Activation`` and ``LeakyReLU`` (MXNet 1.9 semantics).
+
+``LeakyReLU`` act types:
+
+* ``leaky``: ``x > 0 ? x : slope * x``;
+* ``prelu``: like leaky with a learned ``gamma`` input, one slope per channel
+  (axis 1) or a single shared slope of shape ``(1,)``;
+* ``rrelu``: in training a random slope per element drawn from
+  ``U(lower_bound, upper_bound)``, otherwise ``(lower_bound + upper_bound) / 2``;
+  it has two visible outputs ``(output, mask)``: ``mask`` holds the slopes drawn
+  in training and zeros in predict mode;
+* ``elu``: ``x > 0 ? x : slope * (exp(x) - 1)``;
+* ``selu``: ``lambda * (x > 0 ? x : alpha * (exp(x) - 1))``; like MXNet 1.9 its
+  backward uses ``lambda * (y + alpha)`` for ``x <= 0`` (not the true derivative
+  ``y + lambda * alpha``);
+* ``gelu``: ``0.5 * x * (1 + erf(x / sqrt(2)))``.
+
+MXNet parses ``slope``/``lower_bound``/``upper_bound`` as float32; they are
+rounded the same way here.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .attrs import Attr
+from .common import fail, merge_shapes, put, same_shape_infer
+from .registry import OpDef, register
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_LAMBDA = 1.0507009873554804934193349852946
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _f32(v: float) -> float:
+    return float(np.float32(v))
+
+
+# -- Activation -----------------------------------------------------------------------
+def _softrelu(xp, x):
+    # log(1 + exp(x)) without overflow
+    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+
+
+_ACT_FORWARD = {
+    "relu": lambda xp, x: xp.maximum(x, 0),
+    "sigmoid": lambda xp, x: 1 / (1 + xp.exp(-x)),
+    "tanh": lambda xp, x: xp.tanh(x),
+    "softrelu": _softrelu,
+    "softsign": lambda xp, x: x / (1 + xp.abs(x)),
+}
+
+# derivative as a function of the output y only, so backward keeps just the output
+_ACT_GRAD = {
+    "relu": lambda xp, y: (y > 0).astype(y.dtype),
+    "sigmoid": lambda xp, y: y * (1 - y),
+    "tanh": lambda xp, y: 1 - y * y,
+    "softrelu": lambda xp, y: -xp.expm1(-y),
+    "softsign": lambda xp, y: xp.square(1 - xp.abs(y)),
+}
+
+
+def _act_forward(oc, attrs, inputs, out):
+    x = inputs[0]
+    if x.dtype.kind != "f" and attrs.act_type != "relu":
+        fail("Activation", f"act_type '{attrs.act_type}' needs floating point data, got "
+             f"{x.dtype.name}", x.shape)
+    y = _ACT_FORWARD[attrs.act_type](oc.xp, x)
+    return [put(out, 0, y.astype(x.dtype, copy=False))]
+
+
+def _act_backward(oc, attrs, inputs, outputs, out_grads):
+    y = outputs[0]
+    return [out_grads[0] * _ACT_GRAD[attrs.act_type](oc.xp, y)]
+
+
+register(OpDef(
+    "Activation", _act_forward, backward=_act_backward,
+    attrs={"act_type": Attr("str", choices=("relu", "sigmoid", "softrelu", "softsign",
+                                             "tanh"))},
+    infer_shape=same_shape_infer("Activation"), backward_uses=("outputs",),
+    doc="Elementwise activation ``relu``, ``sigmoid``, ``tanh``, ``softrelu`` or "
+        "``softsign`` (MXNet ``Activation``)."))
+
+
+# -- LeakyReLU ------------------------------------------------------------------------
+def _lrelu_inputs(attrs):
+    return ("data", "gamma") if attrs.act_type == "prelu" else ("data",)
+
+
+def _lrelu_nout(attrs):
+    return 2 if attrs.act_type == "rrelu" else 1
+
+
+def _lrelu_names(attrs):
+    return ("output", "mask") if attrs.act_type == "rrelu" else ("output",)
+
+
+def _prelu_gamma(gamma, ndim):
+    """Broadcast shape of gamma: per channel on axis 1, or one shared slope."""
+    if gamma.size == 1:
+        return gamma.reshape((1,) * ndim)
+    shape = [1] * ndim
+    shape[1] = -1
+    return gamma.reshape(shape)
+
+
+_erf_impl = None
+
+
+def _erf(xp, x):
+    """``erf`` from ``special.py`` (imported on first use; it takes ``(xp, x)`` or ``(x)``)."""
+    global _erf_impl
+    if _erf_impl is None:
+        import inspect
+
+        from .special import erf
+        takes_xp = len(inspect.signature(erf).parameters) >= 2
+        _erf_impl = erf if takes_xp else (lambda _xp, v: erf(v))
+    return _erf_impl(xp, x)
+
+
+def _lrelu_forward(oc, attrs, inputs, out):
+    xp = oc.xp
+    x = inputs[0]
+    act = attrs.act_type
+    if act == "leaky":
+        y = xp.where(x > 0, x, x * _f32(attrs.slope))
+    elif act == "prelu":
+        if x.ndim < 2 and inputs[1].size != 1:
+            fail("LeakyReLU", "prelu needs data with a channel axis (ndim >= 2)",
+                 x.shape, inputs[1].shape)
+        y = xp.where(x > 0, x, x * _prelu_gamma(inputs[1], x.ndim))
+    elif act == "rrelu":
+        lo, hi = _f32(attrs.lower_bound), _f32(attrs.upper_bound)
+        if oc.is_train:
+            mask = oc.rng.uniform(lo, hi, size=x.shape).astype(x.dtype)
+            y = xp.where(x > 0, x, x * mask)
+        else:
+            mask = xp.zeros(x.shape, dtype=x.dtype)
+            y = xp.where(x > 0, x, x * ((lo + hi) / 2))
+        return [put(out, 0, y.astype(x.dtype, copy=False)), put(out, 1, mask)]
+    elif act == "elu":
+        y = xp.where(x > 0, x, _f32(attrs.slope) * xp.expm1(xp.minimum(x, 0)))
+    elif act == "selu":
+        y = _SELU_LAMBDA * xp.where(x > 0, x, _SELU_ALPHA * xp.expm1(xp.minimum(x, 0)))
+    else:  # gelu
+        y = 0.5 * x * (1 + _erf(xp, x * _INV_SQRT2))
+    return [put(out, 0, y.astype(x.dtype, copy=False))]
+
+
+def _lrelu_backward(oc, attrs, inputs, outputs, out_grads):
+    xp = oc.xp
+    x = inputs[0]
+    y = outputs[0]
+    dy = out_grads[0]
+    act = attrs.act_type
+    pos = x > 0
+    if act == "leaky":
+        return [dy * xp.where(pos, 1.0, _f32(attrs.slope)).astype(x.dtype)]
+    if act == "prelu":
+        gamma = inputs[1]
+        gb = _prelu_gamma(gamma, x.ndim)
+        dx = dy * xp.where(pos, xp.ones((), dtype=x.dtype), gb)
+        dg_full = xp.where(pos, 0, dy * x)
+        if gamma.size == 1:
+            dg = dg_full.sum().reshape(gamma.shape)
+        else:
+            dg = dg_full.sum(axis=tuple(i for i in range(x.ndim) if i != 1))
+        return [dx.astype(x.dtype, copy=False), dg.astype(gamma.dtype, copy=False)]
+    if act == "rrelu":
+        if oc.is_train:
+            slope = outputs[1]
+        else:
+            slope = (_f32(attrs.lower_bound) + _f32(attrs.upper_bound)) / 2
+        return [(dy * xp.where(pos, 1.0, slope)).astype(x.dtype, copy=False)]
+    if act == "elu":
+        return [dy * xp.where(pos, 1.0, y + _f32(attrs.slope)).astype(x.dtype)]
+    if act == "selu":
+        # MXNet 1.9 quirk, reproduced: for x <= 0 its gradient is lambda * (y + alpha)
+        # instead of the derivative y + lambda * alpha
+        d = xp.where(pos, _SELU_LAMBDA, _SELU_LAMBDA * (y + _SELU_ALPHA))
+        return [dy * d.astype(x.dtype)]
+    # gelu
+    d = 0.5 * (1 + _erf(xp, x * _INV_SQRT2)) + x * _INV_SQRT_2PI * xp.exp(-0.5 * x * x)
+    return [dy * d.astype(x.dtype)]
+
+
+def _lrelu_infer_shape(attrs, in_shapes):
+    data = merge_shapes("LeakyReLU", "data", None, in_shapes[0])
+    n_out = _lrelu_nout(attrs)
+    if attrs.act_type != "prelu":
+        return [data], [data] * n_out
+    gamma = in_shapes[1]
+    if data is not None:
+        if len(data) < 2 and (gamma is None or gamma != (1,)):
+            fail("LeakyReLU", "prelu needs data with a channel axis (ndim >= 2)", *in_shapes)
+        if gamma is None:
+            gamma = (data[1],)
+        elif len(gamma) != 1 or (gamma[0] not in (1, data[1]) and data[1] and gamma[0]):
+            fail("LeakyReLU", f"prelu gamma must have shape ({data[1]},) or (1,)", *in_shapes)
+    return [data, gamma], [data]
+
+
+register(OpDef(
+    "LeakyReLU", _lrelu_forward, backward=_lrelu_backward,
+    attrs={
+        "act_type": Attr("str", "leaky", choices=("elu", "gelu", "leaky", "prelu", "rrelu",
+                                                   "selu")),
+        "slope": Attr("float", 0.25),
+        "lower_bound": Attr("float", 0.125),
+        "upper_bound": Attr("float", 0.334),
+    },
+    inputs=_lrelu_inputs, num_outputs=_lrelu_nout, output_names=_lrelu_names,
+    infer_shape=_lrelu_infer_shape, random=True, backward_uses=("inputs", "outputs"),
+    doc="Leaky rectifiers: leaky, prelu, rrelu, elu, selu, gelu (MXNet ``LeakyReLU``)."))

@@ -1,0 +1,290 @@
+"""Layer, instance, group and L2 normalization (MXNet 1.9 semantics).
+
+* ``LayerNorm``: statistics over ``axis``; outputs ``(output, mean, std)`` with
+  ``std = sqrt(var + eps)`` and ``axis`` kept as size 1.
+* ``GroupNorm``: data ``(N, C, ...)`` split into ``num_groups`` groups of channels;
+  in MXNet 1.9 ``gamma``/``beta`` have one entry **per group**; outputs
+  ``(output, mean, std)`` of shape ``(N, num_groups)`` for the statistics.
+* ``InstanceNorm``: statistics over the spatial axes of each ``(n, c)``; outputs
+  ``(output, mean, var)`` with statistics of shape ``(N, C)``.
+* ``L2Normalization``: ``x / sqrt(sum(x ** 2) + eps)`` per instance, channel
+  position or spatial map; outputs ``(output, norm)``.
+
+Only ``output`` (and ``mean``/``std`` where ``output_mean_var``) is visible; the
+backward ignores the head gradients of the statistics, as MXNet's does.  MXNet
+parses these ``eps`` as float32, so they are rounded the same way here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Attr
+from .common import fail, merge_shapes, norm_axis, put
+from .registry import OpDef, register
+
+
+def _f32(v: float) -> float:
+    return float(np.float32(v))
+
+
+def _cdt(dtype):
+    return np.promote_types(dtype, np.float32)
+
+
+def _normalize(xp, x, red, eps):
+    """Mean, variance, std and normalized ``x`` over axes ``red`` (kept as size 1)."""
+    mean = x.mean(axis=red, keepdims=True)
+    diff = x - mean
+    var = (diff * diff).mean(axis=red, keepdims=True)
+    std = xp.sqrt(var + eps)
+    return mean, var, std, diff / std
+
+
+def _norm_grad(dxhat, xhat, std, red):
+    """Gradient through ``xhat = (x - mean) / std`` given ``d loss / d xhat``."""
+    return (dxhat - dxhat.mean(axis=red, keepdims=True)
+            - xhat * (dxhat * xhat).mean(axis=red, keepdims=True)) / std
+
+
+def _param_shapes(op, in_shapes, size):
+    """Merge the gamma/beta shapes with ``(size,)`` (``size`` 0 or None when unknown)."""
+    param = (size,) if size else None
+    for s in in_shapes[1:3]:
+        param = merge_shapes(op, "gamma/beta", param, s)
+    if param is not None and len(param) != 1:
+        fail(op, f"gamma and beta must be 1-D, got {param}", *in_shapes)
+    return param
+
+
+# -- LayerNorm -----------------------------------------------------------------------
+def _ln_layout(x_ndim, axis):
+    a = norm_axis("LayerNorm", axis, x_ndim)
+    bshape = [1] * x_ndim
+    bshape[a] = -1
+    return a, tuple(bshape)
+
+
+def _ln_forward(oc, attrs, inputs, out):
+    x, gamma, beta = inputs
+    a, bshape = _ln_layout(x.ndim, attrs.axis)
+    xc = x.astype(_cdt(x.dtype), copy=False)
+    mean, _, std, xhat = _normalize(oc.xp, xc, (a,), _f32(attrs.eps))
+    y = xhat * gamma.reshape(bshape) + beta.reshape(bshape)
+    return [put(out, 0, y.astype(x.dtype, copy=False)),
+            put(out, 1, mean.astype(x.dtype, copy=False)),
+            put(out, 2, std.astype(x.dtype, copy=False))]
+
+
+def _ln_backward(oc, attrs, inputs, outputs, out_grads):
+    x, gamma, beta = inputs
+    mean, std = outputs[1], outputs[2]
+    a, bshape = _ln_layout(x.ndim, attrs.axis)
+    cdt = _cdt(x.dtype)
+    dy = out_grads[0].astype(cdt, copy=False)
+    std = std.astype(cdt, copy=False)
+    xhat = (x.astype(cdt, copy=False) - mean) / std
+    other = tuple(i for i in range(x.ndim) if i != a)
+    dgamma = (dy * xhat).sum(axis=other)
+    dbeta = dy.sum(axis=other)
+    dx = _norm_grad(dy * gamma.reshape(bshape), xhat, std, (a,))
+    return [dx.astype(x.dtype, copy=False), dgamma.astype(gamma.dtype, copy=False),
+            dbeta.astype(beta.dtype, copy=False)]
+
+
+def _ln_infer_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    size = None
+    if data is not None:
+        a = norm_axis("LayerNorm", attrs.axis, len(data))
+        size = data[a]
+    param = _param_shapes("LayerNorm", in_shapes, size)
+    stat = None
+    if data is not None:
+        if param is not None and param[0] and not data[a]:
+            data = data[:a] + (param[0],) + data[a + 1:]
+        elif param is not None and param[0] and data[a] != param[0]:
+            fail("LayerNorm", f"gamma/beta have shape {param} but data has {data[a]} "
+                 f"entries on axis {attrs.axis}", *in_shapes)
+        stat = data[:a] + (1,) + data[a + 1:]
+    return [data, param, param], [data, stat, stat]
+
+
+register(OpDef(
+    "LayerNorm", _ln_forward, backward=_ln_backward,
+    attrs={"axis": Attr("int", -1), "eps": Attr("float", 1e-5),
+           "output_mean_var": Attr("bool", False)},
+    inputs=("data", "gamma", "beta"), num_outputs=3,
+    num_visible_outputs=lambda attrs: 3 if attrs.output_mean_var else 1,
+    output_names=("output", "mean", "std"),
+    infer_shape=_ln_infer_shape,
+    doc="Layer normalization over ``axis`` (MXNet ``LayerNorm``)."))
+
+
+# -- GroupNorm -----------------------------------------------------------------------
+def _gn_check(x_shape, groups):
+    if len(x_shape) < 3:
+        fail("GroupNorm", "data must have at least 3 dimensions (N, C, ...)", x_shape)
+    if groups <= 0 or x_shape[1] % groups:
+        fail("GroupNorm", f"the {x_shape[1]} channels must be divisible by num_groups="
+             f"{groups}", x_shape)
+
+
+def _gn_forward(oc, attrs, inputs, out):
+    x, gamma, beta = inputs
+    g = attrs.num_groups
+    _gn_check(x.shape, g)
+    xr = x.astype(_cdt(x.dtype), copy=False).reshape(x.shape[0], g, -1)
+    mean, _, std, xhat = _normalize(oc.xp, xr, (2,), _f32(attrs.eps))
+    y = xhat * gamma.reshape(1, g, 1) + beta.reshape(1, g, 1)
+    return [put(out, 0, y.reshape(x.shape).astype(x.dtype, copy=False)),
+            put(out, 1, mean.reshape(x.shape[0], g).astype(x.dtype, copy=False)),
+            put(out, 2, std.reshape(x.shape[0], g).astype(x.dtype, copy=False))]
+
+
+def _gn_backward(oc, attrs, inputs, outputs, out_grads):
+    x, gamma, beta = inputs
+    g = attrs.num_groups
+    cdt = _cdt(x.dtype)
+    n = x.shape[0]
+    mean = outputs[1].astype(cdt, copy=False).reshape(n, g, 1)
+    std = outputs[2].astype(cdt, copy=False).reshape(n, g, 1)
+    xhat = (x.astype(cdt, copy=False).reshape(n, g, -1) - mean) / std
+    dy = out_grads[0].astype(cdt, copy=False).reshape(n, g, -1)
+    dgamma = (dy * xhat).sum(axis=(0, 2))
+    dbeta = dy.sum(axis=(0, 2))
+    dx = _norm_grad(dy * gamma.reshape(1, g, 1), xhat, std, (2,))
+    return [dx.reshape(x.shape).astype(x.dtype, copy=False),
+            dgamma.astype(gamma.dtype, copy=False), dbeta.astype(beta.dtype, copy=False)]
+
+
+def _gn_infer_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    g = attrs.num_groups
+    param = _param_shapes("GroupNorm", in_shapes, g)
+    stat = None
+    if data is not None:
+        if len(data) < 3:
+            fail("GroupNorm", "data must have at least 3 dimensions (N, C, ...)", *in_shapes)
+        if data[1] and data[1] % g:
+            fail("GroupNorm", f"the {data[1]} channels must be divisible by num_groups={g}",
+                 *in_shapes)
+        stat = (data[0], g)
+    return [data, param, param], [data, stat, stat]
+
+
+register(OpDef(
+    "GroupNorm", _gn_forward, backward=_gn_backward,
+    attrs={"num_groups": Attr("int", 1), "eps": Attr("float", 1e-5),
+           "output_mean_var": Attr("bool", False)},
+    inputs=("data", "gamma", "beta"), num_outputs=3,
+    num_visible_outputs=lambda attrs: 3 if attrs.output_mean_var else 1,
+    output_names=("output", "mean", "std"),
+    infer_shape=_gn_infer_shape,
+    doc="Group normalization with per-group gamma/beta (MXNet 1.9 ``GroupNorm``)."))
+
+
+# -- InstanceNorm --------------------------------------------------------------------
+def _in_check(shape):
+    if len(shape) < 3:
+        fail("InstanceNorm", "data must have at least 3 dimensions (N, C, ...)", shape)
+
+
+def _in_forward(oc, attrs, inputs, out):
+    x, gamma, beta = inputs
+    _in_check(x.shape)
+    n, c = x.shape[:2]
+    xr = x.astype(_cdt(x.dtype), copy=False).reshape(n, c, -1)
+    mean, var, _, xhat = _normalize(oc.xp, xr, (2,), _f32(attrs.eps))
+    y = xhat * gamma.reshape(1, c, 1) + beta.reshape(1, c, 1)
+    return [put(out, 0, y.reshape(x.shape).astype(x.dtype, copy=False)),
+            put(out, 1, mean.reshape(n, c).astype(x.dtype, copy=False)),
+            put(out, 2, var.reshape(n, c).astype(x.dtype, copy=False))]
+
+
+def _in_backward(oc, attrs, inputs, outputs, out_grads):
+    xp = oc.xp
+    x, gamma, beta = inputs
+    n, c = x.shape[:2]
+    cdt = _cdt(x.dtype)
+    mean = outputs[1].astype(cdt, copy=False).reshape(n, c, 1)
+    std = xp.sqrt(outputs[2].astype(cdt, copy=False).reshape(n, c, 1) + _f32(attrs.eps))
+    xhat = (x.astype(cdt, copy=False).reshape(n, c, -1) - mean) / std
+    dy = out_grads[0].astype(cdt, copy=False).reshape(n, c, -1)
+    dgamma = (dy * xhat).sum(axis=(0, 2))
+    dbeta = dy.sum(axis=(0, 2))
+    dx = _norm_grad(dy * gamma.reshape(1, c, 1), xhat, std, (2,))
+    return [dx.reshape(x.shape).astype(x.dtype, copy=False),
+            dgamma.astype(gamma.dtype, copy=False), dbeta.astype(beta.dtype, copy=False)]
+
+
+def _in_infer_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    if data is not None:
+        _in_check(data)
+    param = _param_shapes("InstanceNorm", in_shapes, data[1] if data is not None else None)
+    if data is not None and param is not None and param[0]:
+        if data[1] and data[1] != param[0]:
+            fail("InstanceNorm", f"gamma/beta have shape {param} but data has {data[1]} "
+                 "channels", *in_shapes)
+        data = (data[0], param[0]) + tuple(data[2:])
+    stat = (data[0], data[1]) if data is not None else None
+    return [data, param, param], [data, stat, stat]
+
+
+register(OpDef(
+    "InstanceNorm", _in_forward, backward=_in_backward,
+    attrs={"eps": Attr("float", 1e-3)},
+    inputs=("data", "gamma", "beta"), num_outputs=3, num_visible_outputs=1,
+    output_names=("output", "mean", "var"),
+    infer_shape=_in_infer_shape,
+    doc="Instance normalization over the spatial axes (MXNet ``InstanceNorm``)."))
+
+
+# -- L2Normalization -----------------------------------------------------------------
+def _l2_axes(mode, ndim, shape=None):
+    if mode == "instance":
+        return tuple(range(1, ndim))
+    if ndim < 3:
+        fail("L2Normalization", f"at least 3 dimensions are required in {mode} mode",
+             *([shape] if shape is not None else []))
+    return (1,) if mode == "channel" else tuple(range(2, ndim))
+
+
+def _l2_forward(oc, attrs, inputs, out):
+    x = inputs[0]
+    red = _l2_axes(attrs.mode, x.ndim, x.shape)
+    xc = x.astype(_cdt(x.dtype), copy=False)
+    norm = oc.xp.sqrt((xc * xc).sum(axis=red, keepdims=True) + _f32(attrs.eps))
+    y = xc / norm
+    nshape = tuple(d for i, d in enumerate(x.shape) if i not in red)
+    return [put(out, 0, y.astype(x.dtype, copy=False)),
+            put(out, 1, norm.reshape(nshape).astype(x.dtype, copy=False))]
+
+
+def _l2_backward(oc, attrs, inputs, outputs, out_grads):
+    y, norm = outputs
+    red = _l2_axes(attrs.mode, y.ndim)
+    kshape = tuple(1 if i in red else d for i, d in enumerate(y.shape))
+    cdt = _cdt(y.dtype)
+    yc = y.astype(cdt, copy=False)
+    dy = out_grads[0].astype(cdt, copy=False)
+    norm = norm.astype(cdt, copy=False).reshape(kshape)
+    dx = (dy - yc * (dy * yc).sum(axis=red, keepdims=True)) / norm
+    return [dx.astype(y.dtype, copy=False)]
+
+
+def _l2_infer_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    if data is None:
+        return [None], [None, None]
+    red = _l2_axes(attrs.mode, len(data), data)
+    return [data], [data, tuple(d for i, d in enumerate(data) if i not in red)]
+
+
+register(OpDef(
+    "L2Normalization", _l2_forward, backward=_l2_backward,
+    attrs={"eps": Attr("float", 1e-10),
+           "mode": Attr("str", "instance", choices=("channel", "instance", "spatial"))},
+    num_outputs=2, num_visible_outputs=1, output_names=("output", "norm"),
+    infer_shape=_l2_infer_shape, backward_uses=("outputs",),
+    doc="L2 normalization per instance, channel or spatial map (MXNet ``L2Normalization``)."))
