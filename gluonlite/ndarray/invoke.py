@@ -75,8 +75,7 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
     except MXNetError:
         raise
     except Exception as err:  # a NumPy/CuPy error: name the operator and the shapes
-        raise MXNetError(f"Operator {op.name}: {type(err).__name__}: {err} "
-                         f"(input shapes: {_shapes(datas)})") from err
+        raise _explain(op, attrs, datas, err) from err
     if op.aux_names:
         for i in op.aux_indices(attrs):
             inputs[i]._bump()
@@ -96,6 +95,25 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
     if n_vis is None:
         n_vis = op.num_visible_outputs(attrs)
     return outputs[0] if n_vis == 1 else outputs[:n_vis]
+
+
+def _explain(op, attrs, datas, err) -> MXNetError:
+    """The error to raise for a failed forward.
+
+    Shape inference is skipped on the hot path; when forward fails it is run once, since
+    its message (which input, which shapes) says more than NumPy's.
+    """
+    try:
+        op.infer_shape(attrs, [tuple(d.shape) for d in datas])
+    except MXNetError as inferred:
+        msg = str(inferred)
+        if "input shapes" not in msg:
+            msg += f" (input shapes: {_shapes(datas)})"
+        return MXNetError(msg)
+    except Exception:  # noqa: BLE001 - fall back to the array library's message
+        pass
+    return MXNetError(f"Operator {op.name}: {type(err).__name__}: {err} "
+                      f"(input shapes: {_shapes(datas)})")
 
 
 def _make_pair(ctx):

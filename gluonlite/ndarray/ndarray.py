@@ -469,9 +469,9 @@ def from_dlpack(dlpack) -> NDArray:
         if int(dev_type) == 2:
             ctx = Context("gpu", int(dev_id))
             return NDArray(ctx.xp.from_dlpack(dlpack), ctx)
-        return NDArray(np.from_dlpack(dlpack), _CPU0)
+        return NDArray(_writable(np.from_dlpack(dlpack)), _CPU0)
     try:
-        return NDArray(np.from_dlpack(_CapsuleHolder(dlpack)), _CPU0)
+        return NDArray(_writable(np.from_dlpack(_CapsuleHolder(dlpack))), _CPU0)
     except Exception:
         from .. import backend
         cp = backend.cupy_module()
@@ -479,6 +479,27 @@ def from_dlpack(dlpack) -> NDArray:
             raise
         data = cp.from_dlpack(dlpack)
         return NDArray(data, Context("gpu", data.device.id))
+
+
+def _writable(arr: np.ndarray) -> np.ndarray:
+    """A writable zero-copy view of ``arr``.
+
+    NumPy 2.4 marks arrays imported from unversioned DLPack capsules read-only,
+    but MXNet's ``from_dlpack(to_dlpack_for_write())`` is meant for writing.
+    """
+    if arr.flags.writeable:
+        return arr
+    return np.asarray(_WritableView(arr))
+
+
+class _WritableView:
+    """Re-exposes a read-only array's memory as writable; keeps the owner alive."""
+
+    def __init__(self, arr: np.ndarray):
+        self._owner = arr
+        iface = dict(arr.__array_interface__)
+        iface["data"] = (iface["data"][0], False)
+        self.__array_interface__ = iface
 
 
 class _CapsuleHolder:

@@ -1,7 +1,124 @@
-"""Placeholder during bring-up; replaced by the MXNet binary format reader/writer."""
-def save(fname, data):
-    raise RuntimeError("not yet")
-def load(fname):
-    raise RuntimeError("not yet")
-def load_frombuffer(buf):
-    raise RuntimeError("not yet")
+"""``nd.save``, ``nd.load`` and ``nd.load_frombuffer`` in MXNet's binary format."""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Union
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import Context
+from .ndarray import NDArray
+from .serialization import dumps, loads
+
+__all__ = ["save", "load", "load_frombuffer"]
+
+_CPU = Context("cpu", 0)
+
+
+def _fname(fname) -> str:
+    if isinstance(fname, os.PathLike):
+        fname = os.fspath(fname)
+    if not isinstance(fname, str):
+        raise TypeError(f"fname required to be a string, got {type(fname).__name__}")
+    return fname
+
+
+def _entry(arr) -> tuple:
+    if not isinstance(arr, NDArray):
+        raise TypeError(f"nd.save only accepts NDArrays, got {type(arr).__name__}")
+    ctx = arr.context
+    return arr.asnumpy(), ctx.device_typeid, ctx.device_id
+
+
+def save(fname, data) -> None:
+    """Save arrays to a file in MXNet's binary NDArray format.
+
+    Parameters
+    ----------
+    fname : str or os.PathLike
+        Destination file.
+    data : NDArray, list of NDArray or dict of str to NDArray
+        A dict stores names (``load`` then returns a dict); a list stores none.
+
+    Notes
+    -----
+    The file is byte-identical to what MXNet 1.9.1's ``mx.nd.save`` writes for the same
+    arrays, and MXNet loads it.
+    """
+    fname = _fname(fname)
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, dict):
+        names = []
+        for key in data:
+            if not isinstance(key, str):
+                raise TypeError(f"nd.save: dict keys must be str, got {type(key).__name__}")
+            names.append(key)
+        payload = dumps([_entry(v) for v in data.values()], names)
+    elif isinstance(data, (list, tuple)):
+        payload = dumps([_entry(v) for v in data], None)
+    else:
+        raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
+                         "or a list of NDarrays.")
+    with open(fname, "wb") as f:
+        f.write(payload)
+
+
+def _wrap(arr):
+    if arr is None:                           # MXNet "none" array
+        arr = np.zeros((0,), dtype=np.float32)
+    return NDArray(arr, _CPU)
+
+
+def _result(parsed) -> Union[List[NDArray], Dict[str, NDArray]]:
+    arrays, names = parsed
+    wrapped = [_wrap(a) for a in arrays]
+    if names is None:
+        return wrapped
+    return dict(zip(names, wrapped))
+
+
+def load(fname) -> Union[List[NDArray], Dict[str, NDArray]]:
+    """Load arrays saved by ``nd.save`` (gluonlite's or MXNet's).
+
+    Parameters
+    ----------
+    fname : str or os.PathLike
+        Source file.
+
+    Returns
+    -------
+    list of NDArray or dict of str to NDArray
+        A dict when the file stores names, else a list. Arrays are placed on ``cpu(0)``.
+
+    Raises
+    ------
+    MXNetError
+        If the file cannot be read or is not a valid MXNet NDArray file.
+    """
+    fname = _fname(fname)
+    try:
+        with open(fname, "rb") as f:
+            buf = f.read()
+    except OSError as err:
+        raise MXNetError(f"nd.load: cannot open {fname!r}: {err.strerror or err}") from None
+    return _result(loads(buf, what=f"nd.load({fname!r})"))
+
+
+def load_frombuffer(buf) -> Union[List[NDArray], Dict[str, NDArray]]:
+    """Load arrays from the bytes of an MXNet NDArray file.
+
+    Parameters
+    ----------
+    buf : bytes, bytearray or memoryview
+        File contents.
+
+    Returns
+    -------
+    list of NDArray or dict of str to NDArray
+        As :func:`load`.
+    """
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise TypeError(f"buf required to be bytes or bytearray, got {type(buf).__name__}")
+    return _result(loads(buf, what="nd.load_frombuffer"))

@@ -137,6 +137,8 @@ def _infer_type(op, attrs, in_dtypes):
 
 register(OpDef(
     _OP, _forward, backward=_backward,
+    # BatchNorm_v1 (legacy graphs) has a subset of these attributes and the same semantics
+    aliases=("BatchNorm_v1",),
     attrs={
         "eps": Attr("float", _EPS_DEFAULT),
         "momentum": Attr("float", 0.9),

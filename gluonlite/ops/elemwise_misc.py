@@ -1,0 +1,284 @@
+"""Small elementwise utilities: ``_copy``/``identity``, ``BlockGrad``,
+``zeros_like``, ``ones_like``, ``Cast``, ``amp_cast``, ``amp_multicast``,
+``clip`` and ``smooth_l1`` (MXNet 1.9 semantics).
+
+Dtype rules checked against MXNet:
+
+* ``Cast`` from float to integer truncates toward zero; narrow integer targets
+  (int8, uint8, int16) wrap around as the C cast through int32 does; the
+  gradient is cast back to the input dtype.
+* ``amp_cast`` only casts float16/float32 inputs; float64 and integer inputs pass
+  through unchanged.
+* ``amp_multicast`` casts float16 inputs to float32 when some input is float32
+  (or, with ``cast_narrow``, float32 inputs to float16 when some input is
+  float16); other dtypes pass through.
+* ``clip`` is ``x > a_max ? a_max : (x < a_min ? a_min : x)`` with the bounds
+  truncated to integer dtypes; its gradient passes where ``a_min <= x <= a_max``.
+* ``smooth_l1`` is ``0.5 (s x)^2`` where ``|x| < 1/s^2``, else ``|x| - 0.5/s^2``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Attr
+from .common import merge_shapes, put, same_shape_infer
+from .registry import OpDef, register
+
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+
+
+def _ndarray_cls():
+    from ..ndarray.ndarray import NDArray
+    return NDArray
+
+
+def _const_nd(raw, like):
+    """Wrap a raw array as an unrecorded NDArray on ``like``'s context."""
+    return _ndarray_cls()(raw, like.context)
+
+
+def _cast(x, dtype):
+    """``x.astype(dtype)`` with MXNet's (C) float-to-integer conversion."""
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x.copy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        if x.dtype.kind == "f" and dtype.kind in "iu" and dtype.itemsize < 4:
+            return x.astype(np.int32).astype(dtype)
+        if x.dtype.kind == "f" and dtype.kind == "u":
+            return x.astype(np.int64).astype(dtype)
+        return x.astype(dtype)
+
+
+# -- _copy / identity, BlockGrad ----------------------------------------------------------
+def _copy_forward(oc, attrs, inputs, out):
+    x = inputs[0]
+    if out is not None:
+        out[0][...] = x
+        return [out[0]]
+    return [x.copy()]
+
+
+def _pass_backward(oc, attrs, inputs, outputs, out_grads):
+    return [out_grads[0]]
+
+
+def _pass_graph(attrs, inputs, outputs, out_grads):
+    return [out_grads[0]]
+
+
+def _zero_backward(oc, attrs, inputs, outputs, out_grads):
+    return [oc.xp.zeros_like(out_grads[0])]
+
+
+def _zero_graph(attrs, inputs, outputs, out_grads):
+    from ..ndarray import zeros_like
+    return [zeros_like(out_grads[0])]
+
+
+register(OpDef("_copy", _copy_forward, backward=_pass_backward,
+               infer_shape=same_shape_infer("_copy"), aliases=("identity",),
+               cuda="y = x", cuda_grad=("1",), backward_uses=(), backward_graph=_pass_graph,
+               doc="Copy of the input (MXNet ``identity``)."))
+register(OpDef("BlockGrad", _copy_forward, backward=_zero_backward,
+               infer_shape=same_shape_infer("BlockGrad"), aliases=("stop_gradient",),
+               cuda="y = x", cuda_grad=("0",), backward_uses=(), backward_graph=_zero_graph,
+               doc="Copy of the input that stops the gradient (zero gradient)."))
+
+
+# -- zeros_like / ones_like ---------------------------------------------------------------
+def _fill_forward(value):
+    def forward(oc, attrs, inputs, out):
+        x = inputs[0]
+        if out is not None:
+            out[0][...] = value
+            return [out[0]]
+        return [oc.xp.full(x.shape, value, dtype=x.dtype)]
+    return forward
+
+
+register(OpDef("zeros_like", _fill_forward(0), backward=_zero_backward,
+               infer_shape=same_shape_infer("zeros_like"), cuda="y = 0", cuda_grad=("0",),
+               backward_uses=(), backward_graph=_zero_graph,
+               doc="Zeros with the shape and dtype of the input."))
+register(OpDef("ones_like", _fill_forward(1), backward=_zero_backward,
+               infer_shape=same_shape_infer("ones_like"), cuda="y = 1", cuda_grad=("0",),
+               backward_uses=(), backward_graph=_zero_graph,
+               doc="Ones with the shape and dtype of the input."))
+
+
+# -- Cast, amp_cast --------------------------------------------------------------------------
+def _amp_target(src, dtype):
+    """amp_cast output dtype: only float16/float32 inputs are cast."""
+    src = np.dtype(src)
+    return np.dtype(dtype) if src in (_F16, _F32) else src
+
+
+def _cast_forward(oc, attrs, inputs, out):
+    return [put(out, 0, _cast(inputs[0], attrs.dtype))]
+
+
+def _amp_cast_forward(oc, attrs, inputs, out):
+    x = inputs[0]
+    return [put(out, 0, _cast(x, _amp_target(x.dtype, attrs.dtype)))]
+
+
+def _cast_back_backward(oc, attrs, inputs, outputs, out_grads):
+    return [out_grads[0].astype(inputs[0].dtype, copy=False)]
+
+
+def _cast_back_graph(attrs, inputs, outputs, out_grads):
+    from ..ndarray import Cast
+    return [Cast(out_grads[0], dtype=inputs[0].dtype)]
+
+
+def _cast_infer_type(op, attrs, in_dtypes):
+    return list(in_dtypes), [np.dtype(attrs.dtype)]
+
+
+def _amp_cast_infer_type(op, attrs, in_dtypes):
+    src = in_dtypes[0]
+    return list(in_dtypes), [None if src is None else _amp_target(src, attrs.dtype)]
+
+
+register(OpDef("Cast", _cast_forward, backward=_cast_back_backward,
+               attrs={"dtype": Attr("dtype")}, infer_shape=same_shape_infer("Cast"),
+               infer_type=_cast_infer_type, aliases=("cast",), backward_uses=("inputs",),
+               backward_graph=_cast_back_graph,
+               doc="Cast to ``dtype`` (float to integer truncates toward zero)."))
+register(OpDef("amp_cast", _amp_cast_forward, backward=_cast_back_backward,
+               attrs={"dtype": Attr("dtype")}, infer_shape=same_shape_infer("amp_cast"),
+               infer_type=_amp_cast_infer_type, backward_uses=("inputs",),
+               backward_graph=_cast_back_graph,
+               doc="AMP cast: casts float16/float32 inputs to ``dtype``, passes others."))
+
+
+# -- amp_multicast ---------------------------------------------------------------------------
+def _multicast_types(attrs, dtypes):
+    known = [np.dtype(d) for d in dtypes if d is not None]
+    if attrs.cast_narrow:
+        src, dst = _F32, (_F16 if _F16 in known else None)
+    else:
+        src, dst = _F16, (_F32 if _F32 in known else None)
+    return [None if d is None else (dst if dst is not None and np.dtype(d) == src
+                                    else np.dtype(d)) for d in dtypes]
+
+
+def _multicast_inputs(attrs):
+    return tuple(f"data_{i}" for i in range(attrs.num_outputs))
+
+
+def _multicast_forward(oc, attrs, inputs, out):
+    targets = _multicast_types(attrs, [x.dtype for x in inputs])
+    return [put(out, i, _cast(x, t)) for i, (x, t) in enumerate(zip(inputs, targets))]
+
+
+def _multicast_backward(oc, attrs, inputs, outputs, out_grads):
+    return [g.astype(x.dtype, copy=False) for g, x in zip(out_grads, inputs)]
+
+
+def _multicast_graph(attrs, inputs, outputs, out_grads):
+    from ..ndarray import Cast
+    return [Cast(g, dtype=x.dtype) for g, x in zip(out_grads, inputs)]
+
+
+def _multicast_infer_shape(attrs, in_shapes):
+    shapes = [merge_shapes("amp_multicast", "input", None, s) for s in in_shapes]
+    return shapes, list(shapes)
+
+
+def _multicast_infer_type(op, attrs, in_dtypes):
+    return list(in_dtypes), _multicast_types(attrs, in_dtypes)
+
+
+register(OpDef("amp_multicast", _multicast_forward, backward=_multicast_backward,
+               attrs={"num_outputs": Attr("int"), "cast_narrow": Attr("bool", False)},
+               inputs=_multicast_inputs, num_outputs=lambda attrs: attrs.num_outputs,
+               key_var_num_args="num_outputs", infer_shape=_multicast_infer_shape,
+               infer_type=_multicast_infer_type, backward_uses=("inputs",),
+               backward_graph=_multicast_graph,
+               doc="AMP cast of several inputs to their widest (or, with "
+                   "``cast_narrow``, narrowest) float16/float32 type."))
+
+
+# -- clip ---------------------------------------------------------------------------------------
+def _bound(value, dtype):
+    """A clip bound in ``dtype``: truncated and saturated for integer dtypes."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        v = float(value)
+        if v != v:
+            return dtype.type(0)
+        return dtype.type(int(min(max(np.trunc(v), info.min), info.max)))
+    return dtype.type(value)
+
+
+def _clip_forward(oc, attrs, inputs, out):
+    xp = oc.xp
+    x = inputs[0]
+    lo, hi = _bound(attrs.a_min, x.dtype), _bound(attrs.a_max, x.dtype)
+    y = xp.where(x > hi, hi, xp.where(x < lo, lo, x)).astype(x.dtype, copy=False)
+    return [put(out, 0, y)]
+
+
+def _clip_mask(xp, attrs, x):
+    lo, hi = _bound(attrs.a_min, x.dtype), _bound(attrs.a_max, x.dtype)
+    return ((x >= lo) & (x <= hi)).astype(x.dtype)
+
+
+def _clip_backward(oc, attrs, inputs, outputs, out_grads):
+    return [out_grads[0] * _clip_mask(oc.xp, attrs, inputs[0])]
+
+
+def _clip_graph(attrs, inputs, outputs, out_grads):
+    x = inputs[0]
+    mask = _clip_mask(x.context.xp, attrs, x._data)
+    return [out_grads[0] * _const_nd(mask, x)]
+
+
+register(OpDef("clip", _clip_forward, backward=_clip_backward,
+               attrs={"a_min": Attr("float"), "a_max": Attr("float")},
+               infer_shape=same_shape_infer("clip"), backward_uses=("inputs",),
+               backward_graph=_clip_graph,
+               doc="Clip to ``[a_min, a_max]``; the gradient passes where "
+                   "``a_min <= x <= a_max``."))
+
+
+# -- smooth_l1 ------------------------------------------------------------------------------------
+def _sl1_parts(xp, attrs, x):
+    s2 = float(attrs.scalar) ** 2
+    quad = xp.abs(x) < 1.0 / s2
+    return s2, quad
+
+
+def _sl1_forward(oc, attrs, inputs, out):
+    xp = oc.xp
+    x = inputs[0]
+    xf = x if x.dtype.kind == "f" else x.astype(np.float64)
+    s2, quad = _sl1_parts(xp, attrs, xf)
+    y = xp.where(quad, (0.5 * s2) * xf * xf, xp.abs(xf) - 0.5 / s2)
+    return [put(out, 0, _cast(y, x.dtype) if y.dtype != x.dtype else y)]
+
+
+def _sl1_backward(oc, attrs, inputs, outputs, out_grads):
+    xp = oc.xp
+    x = inputs[0]
+    s2, quad = _sl1_parts(xp, attrs, x)
+    d = xp.where(quad, s2 * x, xp.sign(x)).astype(x.dtype, copy=False)
+    return [out_grads[0] * d]
+
+
+def _sl1_graph(attrs, inputs, outputs, out_grads):
+    from ..ndarray import sign
+    x = inputs[0]
+    s2, quad = _sl1_parts(x.context.xp, attrs, x._data)
+    q = _const_nd(quad.astype(x.dtype), x)
+    lin = _const_nd((~quad).astype(x.dtype), x)
+    return [out_grads[0] * (x * s2 * q + sign(x) * lin)]
+
+
+register(OpDef("smooth_l1", _sl1_forward, backward=_sl1_backward,
+               attrs={"scalar": Attr("float", 1.0)}, infer_shape=same_shape_infer("smooth_l1"),
+               backward_uses=("inputs",), backward_graph=_sl1_graph,
+               doc="Smooth L1: ``0.5 (s x)^2`` for ``|x| < 1/s^2``, else ``|x| - 0.5/s^2``."))

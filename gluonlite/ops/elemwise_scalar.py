@@ -1,0 +1,171 @@
+"""Array-scalar operators (``_plus_scalar``, ``_rminus_scalar``, ``_greater_scalar``, ...)
+with their legacy CamelCase aliases (``_PlusScalar``, ``_RMinusScalar``, ...).
+
+Attributes, as in MXNet 1.9: ``scalar`` (float, default 1) and ``is_int`` (bool,
+default True).  With ``is_int=True`` (what ``x * 2.5`` gives) the scalar takes the
+array's dtype the way a C cast does: on an ``int32`` array ``* 2.5`` multiplies by
+2 and ``* -1.5`` by -1, on ``uint8`` ``-1`` wraps to 255.  With ``is_int=False`` an
+integer array is computed, and returned, in float64.  The ``_r*`` operators put
+the scalar on the left (``_rminus_scalar`` is ``scalar - data``).
+
+CUDA expressions name the input ``data`` and the scalar ``scalar``; the output is
+``y`` (see :mod:`.elemwise_binary`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._binary_math import MATH, int_scalar
+from .attrs import Attr
+from .registry import OpDef, register
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
+def _prep(attrs, x):
+    """``(data, scalar)`` ready for the math, for every dtype but float32/float64."""
+    if x.dtype.kind != "f" and not attrs.is_int:
+        return x.astype(np.float64), attrs.scalar
+    return x, int_scalar(attrs.scalar, x.dtype)
+
+
+def _grad_scalar(attrs, x_dtype):
+    if x_dtype is None or x_dtype.kind == "f" or not attrs.is_int:
+        return attrs.scalar
+    return int_scalar(attrs.scalar, x_dtype)
+
+
+def _make_forward(m, reverse):
+    uf = m.ufunc
+    if uf is not None:
+        if reverse:
+            def forward(oc, attrs, inputs, out):
+                x = inputs[0]
+                dt = x.dtype
+                if dt is _F32 or dt is _F64:
+                    s = attrs.scalar
+                else:
+                    x, s = _prep(attrs, x)
+                f = getattr(oc.xp, uf)
+                return [f(s, x) if out is None else f(s, x, out=out[0])]
+        else:
+            def forward(oc, attrs, inputs, out):
+                x = inputs[0]
+                dt = x.dtype
+                if dt is _F32 or dt is _F64:
+                    s = attrs.scalar
+                else:
+                    x, s = _prep(attrs, x)
+                f = getattr(oc.xp, uf)
+                return [f(x, s) if out is None else f(x, s, out=out[0])]
+        return forward
+    ffwd, ifwd = m.ffwd, m.ifwd
+
+    def forward(oc, attrs, inputs, out):
+        x = inputs[0]
+        dt = x.dtype
+        if dt is _F32 or dt is _F64:
+            s = attrs.scalar
+        else:
+            x, s = _prep(attrs, x)
+        fn = ffwd if x.dtype.kind == "f" else ifwd
+        o = None if out is None else out[0]
+        return [fn(oc.xp, s, x, o) if reverse else fn(oc.xp, x, s, o)]
+    return forward
+
+
+def _make_backward(m, reverse):
+    if m.zero_grad:
+        def backward(oc, attrs, inputs, outputs, out_grads):
+            return [oc.xp.zeros_like(out_grads[0])]
+        return backward
+    grad = m.grhs if reverse else m.glhs
+
+    def backward(oc, attrs, inputs, outputs, out_grads):
+        g = out_grads[0]
+        x = inputs[0] if inputs is not None else None
+        y = outputs[0] if outputs is not None else None
+        s = _grad_scalar(attrs, x.dtype if x is not None else None)
+        if reverse:
+            return [grad(oc.xp, s, x, y, g)]
+        return [grad(oc.xp, x, s, y, g)]
+    return backward
+
+
+def _make_graph(m, reverse):
+    if m.graph is None:
+        return lambda attrs, inputs, outputs, out_grads: [None]
+    gl, gr = m.graph
+
+    def graph(attrs, inputs, outputs, out_grads):
+        x = inputs[0] if inputs is not None else None
+        y = outputs[0] if outputs is not None else None
+        s = attrs.scalar
+        if reverse:
+            return [gr(s, x, y, out_grads[0])]
+        return [gl(x, s, y, out_grads[0])]
+    return graph
+
+
+def _infer_shape(attrs, in_shapes):
+    return [in_shapes[0]], [in_shapes[0]]
+
+
+def _infer_type(op, attrs, in_dtypes):
+    d = in_dtypes[0]
+    if d is None:
+        return [None], [None]
+    d = np.dtype(d)
+    if d.kind != "f" and not attrs.is_int:
+        return [d], [_F64]
+    return [d], [d]
+
+
+def _cuda(m, reverse):
+    """The math's expressions with ``lhs``/``rhs`` renamed to ``data``/``scalar``."""
+    a, b = ("scalar", "data") if reverse else ("data", "scalar")
+
+    def sub(expr):
+        return expr.replace("lhs", "\0").replace("rhs", b).replace("\0", a)
+    grad = m.cuda_grad[1] if reverse else m.cuda_grad[0]
+    return sub(m.cuda), (sub(grad),)
+
+
+# name, math, reversed, legacy alias, what backward reads
+_SCALAR = [
+    ("_plus_scalar", "add", False, "_PlusScalar", ()),
+    ("_minus_scalar", "sub", False, "_MinusScalar", ()),
+    ("_rminus_scalar", "sub", True, "_RMinusScalar", ()),
+    ("_mul_scalar", "mul", False, "_MulScalar", ("inputs",)),
+    ("_div_scalar", "div", False, "_DivScalar", ("inputs",)),
+    ("_rdiv_scalar", "div", True, "_RDivScalar", ("inputs",)),
+    ("_mod_scalar", "mod", False, "_ModScalar", ()),
+    ("_rmod_scalar", "mod", True, "_RModScalar", ("inputs",)),
+    ("_power_scalar", "power", False, "_PowerScalar", ("inputs",)),
+    ("_rpower_scalar", "power", True, "_RPowerScalar", ("inputs", "outputs")),
+    ("_maximum_scalar", "maximum", False, "_MaximumScalar", ("inputs",)),
+    ("_minimum_scalar", "minimum", False, "_MinimumScalar", ("inputs",)),
+    ("_hypot_scalar", "hypot", False, "_HypotScalar", ("inputs", "outputs")),
+    ("_equal_scalar", "equal", False, "_EqualScalar", ()),
+    ("_not_equal_scalar", "not_equal", False, "_NotEqualScalar", ()),
+    ("_greater_scalar", "greater", False, "_GreaterScalar", ()),
+    ("_greater_equal_scalar", "greater_equal", False, "_GreaterEqualScalar", ()),
+    ("_lesser_scalar", "lesser", False, "_LesserScalar", ()),
+    ("_lesser_equal_scalar", "lesser_equal", False, "_LesserEqualScalar", ()),
+    ("_logical_and_scalar", "logical_and", False, "_LogicalAndScalar", ()),
+    ("_logical_or_scalar", "logical_or", False, "_LogicalOrScalar", ()),
+    ("_logical_xor_scalar", "logical_xor", False, "_LogicalXorScalar", ()),
+]
+
+for _name, _math, _rev, _alias, _uses in _SCALAR:
+    _m = MATH[_math]
+    _c, _cg = _cuda(_m, _rev)
+    register(OpDef(
+        _name, _make_forward(_m, _rev), backward=_make_backward(_m, _rev),
+        attrs={"scalar": Attr("float", 1.0), "is_int": Attr("bool", True)},
+        infer_shape=_infer_shape, infer_type=_infer_type, aliases=(_alias,),
+        cuda=_c, cuda_grad=_cg, backward_uses=_uses if not _m.zero_grad else (),
+        backward_graph=_make_graph(_m, _rev),
+        doc=f"Elementwise ``{_math}`` of an array and a scalar"
+            f"{' (scalar on the left)' if _rev else ''} (MXNet ``{_name}``)."))

@@ -1,0 +1,219 @@
+"""``Pooling`` (alias ``Pooling_v1``): max, avg, sum and Lp pooling in 1-D, 2-D, 3-D.
+
+MXNet 1.9 (CPU) semantics reproduced here:
+
+* output length ``floor((L + 2p - k) / s) + 1`` (``valid``) or ``ceil(...) + 1``
+  (``full``, the extra window on the right); ``same`` gives ``ceil(L / s)`` with
+  the needed padding split as evenly as possible (no ``pad`` allowed);
+* ``global_pool`` pools over the whole spatial extent (kernel, stride and pad
+  ignored);
+* max pooling pads with the dtype's lowest value (a window entirely in padding
+  gives that value); its gradient goes to the first maximum of each window in
+  row-major scan order;
+* avg pooling divides by the window clipped to the padded input
+  (``count_include_pad``, the default) or by the number of real elements
+  (``count_include_pad=False``; an empty window gives 0);
+* Lp pooling is ``(sum x**p) ** (1/p)`` without absolute values (``p=1`` is the
+  plain sum, ``p=3`` the signed cube root).
+
+Every window operation loops over kernel offsets only: ``prod(kernel)``
+strided, whole-batch array operations.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Attr
+from .common import fail, put
+from .registry import OpDef, register
+from ._window import (crop_spatial, kernel_offsets, pad_spatial, scratch, spatial_slice,
+                      spatial_tuple)
+
+_OP = "Pooling"
+_LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+
+
+class _PoolPlan:
+    """Kernel, stride, padding (left/right) and output sizes for one input shape."""
+
+    def __init__(self, attrs, shape):
+        ndim = len(shape)
+        if attrs.global_pool:
+            nd = ndim - 2
+        else:
+            nd = len(attrs.kernel)
+            if nd == 0:
+                fail(_OP, "kernel must be given unless global_pool=True", shape)
+        if nd not in (1, 2, 3):
+            fail(_OP, f"only 1-D, 2-D and 3-D pooling is supported, not {nd}-D", shape)
+        if ndim != nd + 2:
+            fail(_OP, f"data must have {nd + 2} dimensions for {nd}-D pooling", shape)
+        if attrs.layout is not None and attrs.layout != _LAYOUTS[nd]:
+            fail(_OP, f"layout {attrs.layout} is not supported (only {_LAYOUTS[nd]})", shape)
+        spatial = tuple(shape[2:])
+        if attrs.global_pool:
+            self.kernel, self.stride, lo = spatial, (1,) * nd, (0,) * nd
+        else:
+            self.kernel = tuple(int(k) for k in attrs.kernel)
+            self.stride = spatial_tuple(_OP, "stride", attrs.stride, nd, 1)
+            lo = spatial_tuple(_OP, "pad", attrs.pad, nd, 0)
+        conv = "valid" if attrs.global_pool else attrs.pooling_convention
+        if conv == "same" and any(lo):
+            fail(_OP, "the 'same' pooling convention does not take a pad", shape)
+        out, los, his = [], [], []
+        for n, k, s, p in zip(spatial, self.kernel, self.stride, lo):
+            if conv == "same":
+                o = -(-n // s)
+                total = max((o - 1) * s + k - n, 0)
+                p = total // 2
+            elif conv == "full":
+                o = -(-(n + 2 * p - k) // s) + 1
+            else:
+                o = (n + 2 * p - k) // s + 1
+            if o <= 0:
+                fail(_OP, f"kernel {self.kernel} is larger than the padded input", shape)
+            out.append(o)
+            los.append(p)
+            his.append(max((o - 1) * s + k - n - p, 0))
+        self.nd = nd
+        self.spatial = spatial
+        self.out = tuple(out)
+        self.lo = tuple(los)
+        self.hi = tuple(his)
+        self.sym_pad = tuple(lo) if conv != "same" else self.lo
+
+    def slices(self):
+        """(offset, index tuple into the padded input) for every kernel offset."""
+        return [spatial_slice(off, self.out, self.stride) for off in kernel_offsets(self.kernel)]
+
+    def divisor(self, xp, include_pad: bool, dtype):
+        """Per-output-window element count (broadcastable to the output)."""
+        total = None
+        for i, (n, k, s, o, p, sp) in enumerate(zip(self.spatial, self.kernel, self.stride,
+                                                   self.out, self.lo, self.sym_pad)):
+            start = np.arange(o) * s - p
+            if include_pad:
+                cnt = np.minimum(start + k, n + sp) - start
+            else:
+                cnt = np.minimum(start + k, n) - np.maximum(start, 0)
+            cnt = np.maximum(cnt, 0)
+            shape = [1] * (self.nd + 2)
+            shape[2 + i] = o
+            cnt = cnt.reshape(shape)
+            total = cnt if total is None else total * cnt
+        total = np.where(total == 0, 1, total)
+        return xp.asarray(total.astype(dtype))
+
+
+def _lowest(dtype):
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _p_value(attrs):
+    p = attrs.p_value
+    if p is None:
+        fail(_OP, "p_value is required for Lp pooling")
+    return p
+
+
+def _forward(oc, attrs, inputs, out):
+    xp = oc.xp
+    x = inputs[0]
+    plan = _PoolPlan(attrs, x.shape)
+    kind = attrs.pool_type
+    fill = _lowest(x.dtype) if kind == "max" else 0
+    xpad = pad_spatial(xp, x, plan.lo, plan.hi, fill)
+    slices = plan.slices()
+    if kind == "lp":
+        p = _p_value(attrs)
+        src = xpad if p == 1 else xpad ** p
+    else:
+        src = xpad
+    y = src[slices[0]].copy()
+    acc = xp.maximum if kind == "max" else xp.add
+    for sl in slices[1:]:
+        acc(y, src[sl], out=y)
+    if kind == "avg":
+        include = attrs.count_include_pad is None or attrs.count_include_pad
+        y /= plan.divisor(xp, include, y.dtype)
+    elif kind == "lp":
+        p = _p_value(attrs)
+        if p == 2:
+            y = xp.sqrt(y)
+        elif p == 3:
+            y = xp.cbrt(y)
+        elif p != 1:
+            y = xp.sign(y) * xp.abs(y) ** (1.0 / p)
+    return [put(out, 0, y)]
+
+
+def _backward(oc, attrs, inputs, outputs, out_grads):
+    xp = oc.xp
+    x, y = inputs[0], outputs[0]
+    dy = out_grads[0]
+    if dy.dtype != x.dtype:
+        dy = dy.astype(x.dtype)
+    plan = _PoolPlan(attrs, x.shape)
+    kind = attrs.pool_type
+    padded = x.shape[:2] + tuple(n + a + b for n, a, b in zip(x.shape[2:], plan.lo, plan.hi))
+    dx = xp.zeros(padded, dtype=x.dtype)
+    slices = plan.slices()
+    overlap = any(s < k for s, k in zip(plan.stride, plan.kernel))
+    if kind == "max":
+        xpad = pad_spatial(xp, x, plan.lo, plan.hi, _lowest(x.dtype))
+        # the first maximum of each window (row-major scan) takes the gradient
+        hit = scratch(xp, y.shape, bool, "pool_hit")
+        free = scratch(xp, y.shape, bool, "pool_free")
+        free.fill(True)
+        for sl in slices:
+            xp.equal(xpad[sl], y, out=hit)
+            xp.logical_and(hit, free, out=hit)
+            xp.logical_xor(free, hit, out=free)     # clears the windows just served
+            if overlap:
+                dx[sl] += hit * dy
+            else:
+                xp.multiply(hit, dy, out=dx[sl])
+    elif kind == "lp" and _p_value(attrs) != 1:
+        p = _p_value(attrs)
+        xpad = pad_spatial(xp, x, plan.lo, plan.hi, 0)
+        safe = xp.where(y == 0, 1, y)
+        scale = xp.where(y == 0, 0, dy / safe ** (p - 1))
+        for sl in slices:
+            dx[sl] += scale * xpad[sl] ** (p - 1)
+    else:
+        g = dy
+        if kind == "avg":
+            include = attrs.count_include_pad is None or attrs.count_include_pad
+            g = dy / plan.divisor(xp, include, dy.dtype)
+        for sl in slices:
+            if overlap:
+                dx[sl] += g
+            else:
+                dx[sl] = g
+    return [crop_spatial(dx, plan.lo, x.shape[2:]) if any(plan.lo) or any(plan.hi) else dx]
+
+
+def _infer_shape(attrs, in_shapes):
+    data = in_shapes[0]
+    if data is None or not all(data[2:]):
+        return [data], [None if data is None else tuple(data[:2]) + (0,) * (len(data) - 2)]
+    plan = _PoolPlan(attrs, data)
+    return [tuple(data)], [tuple(data[:2]) + plan.out]
+
+
+register(OpDef(
+    _OP, _forward, backward=_backward,
+    attrs={
+        "kernel": Attr("shape", ()),
+        "pool_type": Attr("str", "max", choices=("avg", "lp", "max", "sum")),
+        "global_pool": Attr("bool", False),
+        "cudnn_off": Attr("bool", False),
+        "pooling_convention": Attr("str", "valid", choices=("full", "same", "valid")),
+        "stride": Attr("shape", ()),
+        "pad": Attr("shape", ()),
+        "p_value": Attr("int", None, optional=True),
+        "count_include_pad": Attr("bool", None, optional=True),
+        "layout": Attr("str", None, optional=True),
+    },
+    infer_shape=_infer_shape, aliases=("Pooling_v1",), backward_uses=("inputs", "outputs"),
+    doc="Max, average, sum or Lp pooling over channel-first data (MXNet ``Pooling``)."))

@@ -1,0 +1,420 @@
+"""The fused ``RNN`` operator and ``_rnn_param_concat``.
+
+``RNN(data, parameters, state[, state_cell][, sequence_length])`` runs a
+multi-layer, optionally bidirectional ``rnn_relu``/``rnn_tanh``/``lstm``/``gru``
+over time-major ``data`` of shape ``(T, N, I)``.  ``parameters`` is MXNet's flat
+packed vector: first every weight (for each layer, for each direction:
+``W_i2h (G*H, in)`` then ``W_h2h (G*H, H)``), then every bias (same order:
+``b_i2h``, ``b_h2h``).  States have shape ``(num_layers * D, N, H)`` with row
+``layer * D + direction``.  Outputs: ``out (T, N, D*H)`` and, with
+``state_outputs``, ``hy`` (and ``cy`` for LSTM).  With ``p > 0`` in training,
+dropout is applied to the output of every layer but the last; the masks are kept
+in a hidden output so that backward sees the same ones.  With
+``use_sequence_length`` every batch item stops at its length: later outputs are
+0, its final state is the state at its last step, and the reverse direction
+starts at its last step (cuDNN's semantics; MXNet 1.9's CPU kernel ignores
+the lengths).  ``lstm_state_clip_min/max`` clip the LSTM cell state after each
+step (gradient 0 where clipped; ``lstm_state_clip_nan`` maps NaN to the minimum),
+also cuDNN's semantics, which MXNet's CPU kernel rejects.  ``projection_size``
+is not supported.
+
+Backward recomputes the forward with caches and back-propagates through time
+(see :mod:`.rnn_cells`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Attr
+from .common import fail, merge_shapes, put
+from .registry import OpDef, register
+from .rnn_cells import GATES, Clip, layer_backward, layer_forward
+
+_OP = "RNN"
+
+
+def _dirs(attrs) -> int:
+    return 2 if attrs.bidirectional else 1
+
+
+def _has_mask(attrs) -> bool:
+    return attrs.p > 0 and attrs.num_layers > 1
+
+
+def _n_visible(attrs) -> int:
+    if not attrs.state_outputs:
+        return 1
+    return 3 if attrs.mode == "lstm" else 2
+
+
+def _n_outputs(attrs) -> int:
+    return _n_visible(attrs) + (1 if _has_mask(attrs) else 0)
+
+
+def _input_names(attrs):
+    names = ["data", "parameters", "state"]
+    if attrs.mode == "lstm":
+        names.append("state_cell")
+    if attrs.use_sequence_length:
+        names.append("sequence_length")
+    return tuple(names)
+
+
+def _output_names(attrs):
+    names = ["output"]
+    if attrs.state_outputs:
+        names.append("state_output")
+        if attrs.mode == "lstm":
+            names.append("statecell_output")
+    if _has_mask(attrs):
+        names.append("dropout_mask")
+    return tuple(names)
+
+
+def param_size(mode: str, num_layers: int, dirs: int, input_size: int, hidden: int) -> int:
+    """Length of the packed parameter vector."""
+    g = GATES[mode] * hidden
+    total = 0
+    for layer in range(num_layers):
+        in_size = input_size if layer == 0 else dirs * hidden
+        total += dirs * (g * in_size + g * hidden + 2 * g)
+    return total
+
+
+def _unpack(params, mode, num_layers, dirs, input_size, hidden):
+    """Views ``[(w_i, w_h, b_i, b_h)]`` per (layer, direction) into the flat vector."""
+    g = GATES[mode] * hidden
+    weights = []
+    pos = 0
+    for layer in range(num_layers):
+        in_size = input_size if layer == 0 else dirs * hidden
+        for _ in range(dirs):
+            w_i = params[pos:pos + g * in_size].reshape(g, in_size)
+            pos += g * in_size
+            w_h = params[pos:pos + g * hidden].reshape(g, hidden)
+            pos += g * hidden
+            weights.append([w_i, w_h, None, None])
+    for item in weights:
+        item[2] = params[pos:pos + g]
+        item[3] = params[pos + g:pos + 2 * g]
+        pos += 2 * g
+    return weights
+
+
+def _check(attrs, inputs):
+    x, params, state = inputs[0], inputs[1], inputs[2]
+    if attrs.projection_size is not None:
+        fail(_OP, "projection_size is not supported", x.shape)
+    if x.ndim != 3:
+        fail(_OP, "data must have shape (seq_len, batch, input_size)", x.shape)
+    n_float = 4 if attrs.mode == "lstm" else 3
+    if x.dtype.kind != "f" or any(a.dtype != x.dtype for a in inputs[1:n_float]):
+        fail(_OP, "data, parameters and states must share one floating point dtype",
+             *[a.shape for a in inputs])
+    dirs = _dirs(attrs)
+    t_len, n, in_size = x.shape
+    size = param_size(attrs.mode, attrs.num_layers, dirs, in_size, attrs.state_size)
+    if params.shape != (size,):
+        fail(_OP, f"parameters must have shape ({size},)", x.shape, params.shape)
+    want = (attrs.num_layers * dirs, n, attrs.state_size)
+    for s in inputs[2:2 + (2 if attrs.mode == "lstm" else 1)]:
+        if s.shape != want:
+            fail(_OP, f"states must have shape {want}", x.shape, state.shape)
+
+
+def _clip(attrs):
+    if attrs.mode != "lstm":
+        return None
+    lo, hi = attrs.lstm_state_clip_min, attrs.lstm_state_clip_max
+    if lo is None and hi is None:
+        return None
+    return Clip(-np.inf if lo is None else lo, np.inf if hi is None else hi,
+                attrs.lstm_state_clip_nan)
+
+
+def _seq_index(xp, lengths, t_len, reverse):
+    """Per (t, n) source time index for the reverse direction with lengths, and validity."""
+    t = xp.arange(t_len).reshape(-1, 1)
+    valid = t < lengths.reshape(1, -1)
+    if not reverse:
+        return None, valid
+    src = lengths.reshape(1, -1) - 1 - t
+    src = xp.where(valid, src, t)
+    return src, valid
+
+
+def _gather_time(xp, x, src):
+    """``x[src[t, n], n]`` for every (t, n)."""
+    n = x.shape[1]
+    return x[src, xp.arange(n).reshape(1, -1)]
+
+
+def _run(oc, attrs, inputs, keep, masks=None):
+    """Full forward; returns (out, hy, cy, masks, caches)."""
+    xp = oc.xp
+    _check(attrs, inputs)
+    mode = attrs.mode
+    lstm = mode == "lstm"
+    x, params, h0 = inputs[0], inputs[1], inputs[2]
+    c0 = inputs[3] if lstm else None
+    lengths = None
+    if attrs.use_sequence_length:
+        lengths = inputs[4 if lstm else 3].astype(np.int64)
+    dirs = _dirs(attrs)
+    t_len, n, in_size = x.shape
+    hid = attrs.state_size
+    weights = _unpack(params, mode, attrs.num_layers, dirs, in_size, hid)
+    clip = _clip(attrs)
+    hy = xp.empty(h0.shape, dtype=x.dtype)
+    cy = xp.empty(h0.shape, dtype=x.dtype) if lstm else None
+    train_drop = _has_mask(attrs) and oc.is_train and masks is None
+    if _has_mask(attrs) and masks is None:
+        shape = (attrs.num_layers - 1, t_len, n, dirs * hid)
+        if train_drop:
+            keep_m = oc.rng.uniform(0.0, 1.0, size=shape) >= attrs.p
+            masks = keep_m.astype(x.dtype) / x.dtype.type(1.0 - attrs.p)
+        else:
+            masks = xp.ones(shape, dtype=x.dtype)
+    caches = []
+    layer_in = x
+    for layer in range(attrs.num_layers):
+        outs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            w_i, w_h, b_i, b_h = weights[k]
+            src = valid = None
+            if lengths is not None:
+                src, valid = _seq_index(xp, lengths, t_len, d == 1)
+            if d == 1:
+                seq = layer_in[::-1] if src is None else _gather_time(xp, layer_in, src)
+            else:
+                seq = layer_in
+            o, h, c, cache = layer_forward(xp, mode, seq, w_i, w_h, b_i, b_h, h0[k],
+                                           c0[k] if lstm else None, clip, keep, valid)
+            if src is not None:
+                o = _gather_time(xp, o, src)
+            elif d == 1:
+                o = o[::-1]
+            if valid is not None:
+                o = xp.where(valid[:, :, None], o, 0)
+            hy[k] = h
+            if lstm:
+                cy[k] = c
+            outs.append(o)
+            caches.append((seq, cache, src, valid))
+        layer_out = outs[0] if dirs == 1 else xp.concatenate(outs, axis=2)
+        if layer + 1 < attrs.num_layers and masks is not None:
+            layer_out = layer_out * masks[layer]
+        caches.append(layer_in)
+        layer_in = layer_out
+    return layer_in, hy, cy, masks, caches
+
+
+def _forward(oc, attrs, inputs, out):
+    out_, hy, cy, masks, _ = _run(oc, attrs, inputs, keep=False)
+    results = [put(out, 0, out_)]
+    if attrs.state_outputs:
+        results.append(put(out, 1, hy))
+        if attrs.mode == "lstm":
+            results.append(put(out, 2, cy))
+    if _has_mask(attrs):
+        results.append(put(out, len(results), masks))
+    return results
+
+
+def _backward(oc, attrs, inputs, outputs, out_grads):
+    xp = oc.xp
+    lstm = attrs.mode == "lstm"
+    masks = outputs[_n_visible(attrs)] if _has_mask(attrs) else None
+    _, _, _, masks, caches = _run(oc, attrs, inputs, keep=True, masks=masks)
+    x, params, h0 = inputs[0], inputs[1], inputs[2]
+    dirs = _dirs(attrs)
+    t_len, n, in_size = x.shape
+    hid = attrs.state_size
+    weights = _unpack(params, attrs.mode, attrs.num_layers, dirs, in_size, hid)
+    d_params = xp.zeros(params.shape, dtype=params.dtype)
+    d_weights = _unpack(d_params, attrs.mode, attrs.num_layers, dirs, in_size, hid)
+    zeros_state = xp.zeros(h0.shape, dtype=x.dtype)
+    d_hy = out_grads[1] if attrs.state_outputs else zeros_state
+    d_cy = out_grads[2] if (attrs.state_outputs and lstm) else zeros_state
+    d_h0 = xp.empty(h0.shape, dtype=x.dtype)
+    d_c0 = xp.empty(h0.shape, dtype=x.dtype) if lstm else None
+    d_layer = out_grads[0]
+    per_layer = dirs + 1
+    for layer in range(attrs.num_layers - 1, -1, -1):
+        if layer + 1 < attrs.num_layers and masks is not None:
+            d_layer = d_layer * masks[layer]
+        layer_in = caches[layer * per_layer + dirs]
+        d_in = xp.zeros(layer_in.shape, dtype=x.dtype)
+        for d in range(dirs):
+            k = layer * dirs + d
+            seq, cache, src, valid = caches[layer * per_layer + d]
+            d_o = d_layer[:, :, d * hid:(d + 1) * hid]
+            d_hk, d_ck = d_hy[k], (d_cy[k] if lstm else None)
+            if valid is not None:
+                d_o = xp.where(valid[:, :, None], d_o, 0)
+            if src is not None:
+                d_o = _scatter_time(xp, d_o, src)
+            elif d == 1:
+                d_o = d_o[::-1]
+            w_i, w_h = weights[k][0], weights[k][1]
+            dx, dw_i, dw_h, db_i, db_h, dh0, dc0 = layer_backward(
+                xp, attrs.mode, seq, w_i, w_h, cache, d_o, d_hk, d_ck, valid)
+            if src is not None:
+                dx = _scatter_time(xp, dx, src)
+            elif d == 1:
+                dx = dx[::-1]
+            d_in += dx
+            for dst, g in zip(d_weights[k], (dw_i, dw_h, db_i, db_h)):
+                dst[...] = g
+            d_h0[k] = dh0
+            if lstm:
+                d_c0[k] = dc0
+        d_layer = d_in
+    grads = [d_layer, d_params, d_h0]
+    if lstm:
+        grads.append(d_c0)
+    if attrs.use_sequence_length:
+        grads.append(None)
+    return grads
+
+
+def _scatter_time(xp, g, src):
+    """Inverse of :func:`_gather_time` for the permutation ``src`` (a bijection per item)."""
+    n = g.shape[1]
+    res = xp.zeros_like(g)
+    res[src, xp.arange(n).reshape(1, -1)] = g
+    return res
+
+
+def _infer(attrs, in_shapes):
+    ins = list(in_shapes)
+    dirs = _dirs(attrs)
+    hid = attrs.state_size
+    data = ins[0]
+    n = 0
+    for s in ins[2:2 + (2 if attrs.mode == "lstm" else 1)]:
+        if s is not None and len(s) == 3:
+            n = n or s[1]
+    if attrs.use_sequence_length and ins[-1] is not None:
+        n = n or ins[-1][0]
+    data = merge_shapes(_OP, "data", data, (0, n, 0)) if (data is not None or n) else None
+    ins[0] = data
+    if data is None:
+        return ins, [None] * _n_outputs(attrs)
+    if len(data) != 3:
+        fail(_OP, "data must have shape (seq_len, batch, input_size)", data)
+    t_len, n, in_size = data
+    if in_size:
+        size = param_size(attrs.mode, attrs.num_layers, dirs, in_size, hid)
+        ins[1] = merge_shapes(_OP, "parameters", ins[1], (size,))
+    state = (attrs.num_layers * dirs, n, hid)
+    n_states = 2 if attrs.mode == "lstm" else 1
+    for i in range(2, 2 + n_states):
+        ins[i] = merge_shapes(_OP, "state", ins[i], state)
+    if attrs.use_sequence_length:
+        ins[-1] = merge_shapes(_OP, "sequence_length", ins[-1], (n,))
+    outs = [(t_len, n, dirs * hid)]
+    if attrs.state_outputs:
+        outs += [state] * n_states
+    if _has_mask(attrs):
+        outs.append((attrs.num_layers - 1, t_len, n, dirs * hid))
+    return ins, outs
+
+
+def _infer_type(op, attrs, in_dtypes):
+    known = next((d for d in in_dtypes[:4] if d is not None), None)
+    ins = list(in_dtypes)
+    n_float = len(ins) - (1 if attrs.use_sequence_length else 0)
+    for i in range(n_float):
+        if known is not None:
+            if ins[i] is not None and ins[i] != known:
+                fail(_OP, f"input {i} has dtype {ins[i]}, expected {known}")
+            ins[i] = known
+    if attrs.use_sequence_length and ins[-1] is None:
+        ins[-1] = np.dtype(np.int32)
+    return ins, [known] * _n_outputs(attrs)
+
+
+register(OpDef(
+    "RNN", _forward, backward=_backward,
+    attrs={
+        "state_size": Attr("int"),
+        "num_layers": Attr("int"),
+        "bidirectional": Attr("bool", False),
+        "mode": Attr("str", choices=("rnn_relu", "rnn_tanh", "lstm", "gru")),
+        "p": Attr("float", 0.0),
+        "state_outputs": Attr("bool", False),
+        "projection_size": Attr("int", None),
+        "lstm_state_clip_min": Attr("float", None),
+        "lstm_state_clip_max": Attr("float", None),
+        "lstm_state_clip_nan": Attr("bool", False),
+        "use_sequence_length": Attr("bool", False),
+    },
+    inputs=_input_names, num_outputs=_n_outputs, num_visible_outputs=_n_visible,
+    output_names=_output_names, infer_shape=_infer, infer_type=_infer_type,
+    random=True, backward_uses=("inputs", "outputs"),
+    doc="Fused multi-layer recurrent network (MXNet's packed-parameter RNN)."))
+
+
+# -- _rnn_param_concat -------------------------------------------------------------
+
+def _concat_forward(oc, attrs, inputs, out):
+    xp = oc.xp
+    shapes = [a.shape for a in inputs]
+    if not inputs:
+        fail("_rnn_param_concat", "needs at least one input")
+    nd = inputs[0].ndim
+    dim = attrs.dim % nd if nd else 0
+    for a in inputs:
+        if a.ndim != nd or any(a.shape[i] != inputs[0].shape[i] for i in range(nd) if i != dim):
+            fail("_rnn_param_concat", f"inputs must agree except on dim {attrs.dim}", *shapes)
+    return [put(out, 0, xp.concatenate(inputs, axis=dim))]
+
+
+def _concat_backward(oc, attrs, inputs, outputs, out_grads):
+    xp = oc.xp
+    dim = attrs.dim % inputs[0].ndim
+    bounds = np.cumsum([a.shape[dim] for a in inputs])[:-1]
+    return [p.copy() for p in xp.split(out_grads[0], [int(b) for b in bounds], axis=dim)]
+
+
+def _concat_infer(attrs, in_shapes):
+    ins = list(in_shapes)
+    known_ = [s for s in ins if s is not None]
+    if not known_:
+        return ins, [None]
+    nd = len(known_[0])
+    dim = attrs.dim % nd
+    # every dimension but ``dim`` is shared
+    common = [0] * nd
+    for s in known_:
+        if len(s) != nd:
+            fail("_rnn_param_concat", "inputs differ in rank", *known_)
+        for i, d in enumerate(s):
+            if i != dim and d:
+                if common[i] and common[i] != d:
+                    fail("_rnn_param_concat", f"inputs must agree except on dim {attrs.dim}",
+                         *known_)
+                common[i] = d
+    for i, s in enumerate(ins):
+        base = tuple(common)
+        ins[i] = merge_shapes("_rnn_param_concat", "input", s, base) if s is not None else (
+            base if nd > 1 and any(base[j] for j in range(nd) if j != dim) else None)
+    total = 0
+    for s in ins:
+        if s is None or not s[dim]:
+            total = 0
+            break
+        total += s[dim]
+    out = list(common)
+    out[dim] = total
+    return ins, [tuple(out)]
+
+
+register(OpDef(
+    "_rnn_param_concat", _concat_forward, backward=_concat_backward,
+    attrs={"num_args": Attr("int"), "dim": Attr("int", 1)},
+    inputs=lambda attrs: tuple(f"arg{i}" for i in range(attrs.num_args)),
+    key_var_num_args="num_args", infer_shape=_concat_infer, backward_uses=("inputs",),
+    doc="Concatenation of RNN parameters (like ``Concat``) used by Gluon's rnn layers."))

@@ -1,0 +1,220 @@
+"""Single layer, single direction recurrences for the fused ``RNN`` operator.
+
+Each recurrence runs over time-major data ``x`` of shape ``(T, N, I)``: one
+matmul projects every time step at once (``(T*N, I) @ W_i2h.T``), then a Python
+loop over the time steps does one small matmul per step.  ``forward`` keeps what
+``backward`` (back-propagation through time, written by hand) needs in a cache.
+
+Gate layouts (rows of ``W_i2h``/``W_h2h``, MXNet 1.9's packing):
+
+* ``lstm``: input, forget, cell candidate, output (``i, f, g, o``);
+* ``gru``: reset, update, new (``r, z, n``), with
+  ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))`` and ``h' = (1 - z) * n + z * h``;
+* ``rnn_tanh`` / ``rnn_relu``: one gate.
+"""
+from __future__ import annotations
+
+GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+def _sigmoid(xp, x):
+    return 1.0 / (1.0 + xp.exp(-x))
+
+
+class Clip:
+    """LSTM cell-state clipping (``lstm_state_clip_min/max/nan``); ``None`` when off."""
+
+    def __init__(self, lo, hi, clip_nan: bool):
+        self.lo = lo
+        self.hi = hi
+        self.clip_nan = clip_nan
+
+    def apply(self, xp, c):
+        """Clipped cell state and the mask of positions whose gradient passes."""
+        pass_mask = (c >= self.lo) & (c <= self.hi)
+        out = xp.clip(c, self.lo, self.hi)
+        if self.clip_nan:
+            out = xp.where(xp.isnan(c), self.lo, out)
+        else:
+            out = xp.where(xp.isnan(c), c, out)
+        return out, pass_mask
+
+
+def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False,
+                  valid=None):
+    """Run one direction of one layer over all time steps.
+
+    Parameters
+    ----------
+    xp : module
+        ``numpy`` or ``cupy``.
+    mode : str
+        ``rnn_relu``, ``rnn_tanh``, ``lstm`` or ``gru``.
+    x : array, shape (T, N, I)
+        Inputs in processing order (reverse directions pass ``x[::-1]``).
+    w_i, w_h : arrays, shapes (G*H, I), (G*H, H)
+    b_i, b_h : arrays, shape (G*H,)
+    h0, c0 : arrays, shape (N, H); ``c0`` only for LSTM.
+    clip : Clip, optional
+        LSTM cell-state clipping.
+    keep : bool
+        Keep the cache that :func:`layer_backward` needs.
+    valid : array (T, N) of bool, optional
+        Steps to run; at other steps the state is carried over unchanged (and
+        the step's output is that carried state).
+
+    Returns
+    -------
+    out : array (T, N, H), h_T, c_T (``None`` unless LSTM), cache (``None`` unless ``keep``)
+    """
+    t_len, n, _ = x.shape
+    hid = w_h.shape[1]
+    dt = x.dtype
+    proj = xp.matmul(x.reshape(t_len * n, -1), w_i.T).reshape(t_len, n, -1) + b_i
+    out = xp.empty((t_len, n, hid), dtype=dt)
+    cache = None
+    if keep:
+        cache = {"h_prev": xp.empty((t_len, n, hid), dtype=dt),
+                 "gates": xp.empty((t_len,) + proj.shape[1:], dtype=dt)}
+        if mode == "lstm":
+            cache["c"] = xp.empty((t_len, n, hid), dtype=dt)
+            cache["c_prev"] = xp.empty((t_len, n, hid), dtype=dt)
+            if clip is not None:
+                cache["cmask"] = xp.empty((t_len, n, hid), dtype=bool)
+        if mode == "gru":
+            cache["hn"] = xp.empty((t_len, n, hid), dtype=dt)
+    h = h0
+    c = c0
+    for t in range(t_len):
+        h_prev, c_prev = h, c
+        hp = xp.matmul(h, w_h.T) + b_h
+        if keep:
+            cache["h_prev"][t] = h
+        if mode == "lstm":
+            pre = proj[t] + hp
+            i = _sigmoid(xp, pre[:, :hid])
+            f = _sigmoid(xp, pre[:, hid:2 * hid])
+            g = xp.tanh(pre[:, 2 * hid:3 * hid])
+            o = _sigmoid(xp, pre[:, 3 * hid:])
+            if keep:
+                cache["c_prev"][t] = c
+            c = f * c + i * g
+            if clip is not None:
+                c, mask = clip.apply(xp, c)
+                if keep:
+                    cache["cmask"][t] = mask
+            h = o * xp.tanh(c)
+            if keep:
+                cache["c"][t] = c
+                gates = cache["gates"][t]
+                gates[:, :hid] = i
+                gates[:, hid:2 * hid] = f
+                gates[:, 2 * hid:3 * hid] = g
+                gates[:, 3 * hid:] = o
+        elif mode == "gru":
+            xr, xz, xn = proj[t, :, :hid], proj[t, :, hid:2 * hid], proj[t, :, 2 * hid:]
+            hr, hz, hn = hp[:, :hid], hp[:, hid:2 * hid], hp[:, 2 * hid:]
+            r = _sigmoid(xp, xr + hr)
+            z = _sigmoid(xp, xz + hz)
+            nn_ = xp.tanh(xn + r * hn)
+            h = (1 - z) * nn_ + z * h
+            if keep:
+                gates = cache["gates"][t]
+                gates[:, :hid] = r
+                gates[:, hid:2 * hid] = z
+                gates[:, 2 * hid:] = nn_
+                cache["hn"][t] = hn
+        else:
+            pre = proj[t] + hp
+            h = xp.tanh(pre) if mode == "rnn_tanh" else xp.maximum(pre, 0)
+            if keep:
+                cache["gates"][t] = h
+        if valid is not None:
+            v = valid[t][:, None]
+            h = xp.where(v, h, h_prev)
+            if c is not None:
+                c = xp.where(v, c, c_prev)
+        out[t] = h
+    return out, h, c, cache
+
+
+def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None):
+    """Back-propagation through time for one direction of one layer.
+
+    Parameters
+    ----------
+    x : array (T, N, I)
+        The inputs given to :func:`layer_forward` (same order).
+    cache : dict
+        From :func:`layer_forward` with ``keep=True``.
+    d_out : array (T, N, H)
+        Gradient of the per-step outputs (same order as ``x``).
+    d_h, d_c : arrays (N, H)
+        Gradients of the final hidden (and cell) state.
+    valid : array (T, N) of bool, optional
+        As given to :func:`layer_forward`.
+
+    Returns
+    -------
+    dx, dw_i, dw_h, db_i, db_h, dh0, dc0 (``dc0`` is ``None`` unless LSTM)
+    """
+    t_len, n, _ = x.shape
+    hid = w_h.shape[1]
+    gates_all = cache["gates"]
+    d_xg = xp.empty_like(gates_all)          # gradient of the input projection
+    d_hg = d_xg if mode != "gru" else xp.empty_like(gates_all)
+    dh = d_h
+    dc = d_c
+    for t in range(t_len - 1, -1, -1):
+        dh = dh + d_out[t]
+        gates = gates_all[t]
+        if valid is not None:
+            v = valid[t][:, None]
+            dh_skip, dc_skip = dh, dc
+            dh = dh * v
+            if dc is not None:
+                dc = dc * v
+        if mode == "lstm":
+            i, f, g, o = (gates[:, :hid], gates[:, hid:2 * hid],
+                          gates[:, 2 * hid:3 * hid], gates[:, 3 * hid:])
+            tc = xp.tanh(cache["c"][t])
+            dc = dc + dh * o * (1 - tc * tc)
+            if "cmask" in cache:
+                dc = dc * cache["cmask"][t]
+            dg = d_xg[t]
+            dg[:, :hid] = dc * g * i * (1 - i)
+            dg[:, hid:2 * hid] = dc * cache["c_prev"][t] * f * (1 - f)
+            dg[:, 2 * hid:3 * hid] = dc * i * (1 - g * g)
+            dg[:, 3 * hid:] = dh * tc * o * (1 - o)
+            dc = dc * f
+            dh = xp.matmul(dg, w_h)
+        elif mode == "gru":
+            r, z, nn_ = gates[:, :hid], gates[:, hid:2 * hid], gates[:, 2 * hid:]
+            h_prev = cache["h_prev"][t]
+            dn = dh * (1 - z) * (1 - nn_ * nn_)
+            dz = dh * (h_prev - nn_) * z * (1 - z)
+            dr = dn * cache["hn"][t] * r * (1 - r)
+            dxg, dhg = d_xg[t], d_hg[t]
+            dxg[:, :hid] = dr
+            dxg[:, hid:2 * hid] = dz
+            dxg[:, 2 * hid:] = dn
+            dhg[:, :2 * hid] = dxg[:, :2 * hid]
+            dhg[:, 2 * hid:] = dn * r
+            dh = dh * z + xp.matmul(dhg, w_h)
+        else:
+            h = gates
+            dpre = dh * (1 - h * h) if mode == "rnn_tanh" else dh * (h > 0)
+            d_xg[t] = dpre
+            dh = xp.matmul(dpre, w_h)
+        if valid is not None:
+            dh = xp.where(v, dh, dh_skip)
+            if dc is not None:
+                dc = xp.where(v, dc, dc_skip)
+    flat_xg = d_xg.reshape(t_len * n, -1)
+    flat_hg = d_hg.reshape(t_len * n, -1)
+    dx = xp.matmul(flat_xg, w_i).reshape(x.shape)
+    dw_i = xp.matmul(flat_xg.T, x.reshape(t_len * n, -1))
+    dw_h = xp.matmul(flat_hg.T, cache["h_prev"].reshape(t_len * n, hid))
+    db_i = flat_xg.sum(axis=0)
+    db_h = flat_hg.sum(axis=0)
+    return dx, dw_i, dw_h, db_i, db_h, dh, (dc if mode == "lstm" else None)

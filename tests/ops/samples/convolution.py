@@ -1,0 +1,63 @@
+"""Samples for ``Convolution`` (1-D, 2-D, 3-D, groups, dilation, stride, pad)."""
+import itertools
+
+import numpy as np
+
+from ..harness import Sample
+
+_rng = np.random.default_rng(31)
+
+
+def _x(*shape):
+    return _rng.standard_normal(shape)
+
+
+def _tup(v, nd, d):
+    return tuple(v) if v else (d,) * nd
+
+
+def conv_ref(x, w, b=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=1,
+             num_group=1, no_bias=False, **_):
+    """Direct convolution: one einsum per kernel offset and group."""
+    nd = len(kernel)
+    s, d, p = _tup(stride, nd, 1), _tup(dilate, nd, 1), _tup(pad, nd, 0)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(a, a) for a in p])
+    out = [(xp.shape[2 + i] - d[i] * (kernel[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
+    n, c = x.shape[:2]
+    cg, fg = c // num_group, num_filter // num_group
+    y = np.zeros((n, num_filter) + tuple(out))
+    for g in range(num_group):
+        for off in itertools.product(*[range(k) for k in kernel]):
+            sl = tuple(slice(o * dd, o * dd + (m - 1) * ss + 1, ss)
+                       for o, dd, m, ss in zip(off, d, out, s))
+            patch = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + sl]
+            wk = w[(slice(g * fg, (g + 1) * fg), slice(None)) + off]
+            y[:, g * fg:(g + 1) * fg] += np.einsum("nc...,fc->nf...", patch, wk)
+    if not no_bias and b is not None:
+        y += b.reshape((1, -1) + (1,) * nd)
+    return y
+
+
+SAMPLES = {
+    "Convolution": [
+        Sample([_x(2, 3, 5, 5), _x(4, 3, 3, 3), _x(4)], dict(kernel=(3, 3), num_filter=4),
+               ref=conv_ref),
+        Sample([_x(1, 4, 6, 5), _x(4, 2, 2, 3), _x(4)],
+               dict(kernel=(2, 3), num_filter=4, num_group=2, stride=(2, 1), pad=(1, 1),
+                    dilate=(1, 2)), ref=conv_ref, name="group_dilate"),
+        Sample([_x(2, 2, 7), _x(3, 2, 3)],
+               dict(kernel=(3,), num_filter=3, stride=(2,), pad=(1,), no_bias=True),
+               ref=conv_ref, name="1d"),
+        Sample([_x(1, 2, 3, 4, 3), _x(2, 2, 2, 2, 2), _x(2)],
+               dict(kernel=(2, 2, 2), num_filter=2, pad=(0, 1, 0), stride=(1, 2, 1)),
+               ref=conv_ref, name="3d"),
+        Sample([_x(2, 3, 4, 4), _x(3, 1, 3, 3)],
+               dict(kernel=(3, 3), num_filter=3, num_group=3, no_bias=True, pad=(1, 1)),
+               ref=conv_ref, infer_from=[0], name="depthwise_infer"),
+        # data gradient paths: few filters (by kernel rows) and many filters (wide columns)
+        Sample([_x(2, 3, 8), _x(2, 3, 3)], dict(kernel=(3,), num_filter=2, dilate=(2,),
+                                                no_bias=True), ref=conv_ref, name="1d_rows"),
+        Sample([_x(2, 1, 4, 5), _x(4, 1, 2, 2), _x(4)],
+               dict(kernel=(2, 2), num_filter=4, pad=(1, 0)), ref=conv_ref, name="2d_wide"),
+    ],
+}
