@@ -13,11 +13,12 @@ framework's imperative autograd, then backward (head gradient of ones) to both w
 and the input.  Prints the median milliseconds per step over ``--steps`` steps
 (after ``--warmup`` steps).
 
-``--tune-malloc`` (Linux/glibc) first raises glibc's mmap and trim thresholds
-with ``mallopt`` so that freed blocks are reused instead of being returned to
-the OS and faulted back in on the next step; it applies to whichever framework
-runs.  On sandboxed VMs, where page faults are expensive, this changes
-gluonlite's numbers a lot (MXNet pools its memory itself, NumPy does not).
+gluonlite raises glibc's mmap and trim thresholds with ``mallopt`` at import
+(``gluonlite/_malloc.py``), so that freed blocks are reused instead of being
+returned to the OS and faulted back in on the next step; set
+``GLUONLITE_TUNE_MALLOC=0`` to measure it without.  ``--tune-malloc`` applies the
+same tuning to whichever framework runs, for a like-for-like comparison (MXNet pools
+its memory itself; PyTorch CPU and NumPy use malloc).
 """
 from __future__ import annotations
 
@@ -95,15 +96,19 @@ def step_torch():
 
 
 def tune_malloc() -> bool:
-    """Keep freed heap memory in the process (glibc ``mallopt``); False where unavailable."""
-    import ctypes
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        m_trim_threshold, m_mmap_threshold = -1, -3
-        return bool(libc.mallopt(m_mmap_threshold, 256 << 20)
-                    and libc.mallopt(m_trim_threshold, 512 << 20))
-    except (OSError, AttributeError):
-        return False
+    """Keep freed heap memory in the process (glibc ``mallopt``); False where unavailable.
+
+    Loads ``gluonlite/_malloc.py`` by path, so the MXNet and PyTorch venvs (which do not
+    have gluonlite installed) get exactly the tuning gluonlite applies at import.
+    """
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gluonlite",
+                        "_malloc.py")
+    os.environ["GLUONLITE_TUNE_MALLOC"] = "0"  # load without tuning; we call it below
+    spec = importlib.util.spec_from_file_location("_gluonlite_malloc", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tune_malloc()
 
 
 def run(framework: str, steps: int, warmup: int) -> dict:

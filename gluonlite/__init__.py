@@ -9,6 +9,7 @@ import sys
 __version__ = "0.1.0"
 MXNET_VERSION = "1.9.1"
 
+from . import _malloc  # noqa: E402,F401 - allocator tuning, see _malloc.py
 from . import base  # noqa: E402
 from .base import MXNetError  # noqa: E402,F401
 from . import context  # noqa: E402

@@ -1,6 +1,7 @@
 """``mx.nd``: NDArray, creation functions and one function per registry operator."""
 from . import ndarray  # noqa: F401
-from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, concatenate,  # noqa: F401
+from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, linspace, eye,
+                      concatenate,  # noqa: F401
                       waitall, from_numpy, from_dlpack, to_dlpack_for_read,
                       to_dlpack_for_write)
 from . import _api

@@ -80,7 +80,9 @@ def _recorded_getitem(x: NDArray, key) -> NDArray:
     """Indexing as registry operators, so the result is part of the recorded graph."""
     op = get_op("_index")
     raw = _to_raw_key(x, key)
-    return invoke(op, [x], op.parse_attrs({"key": _Key(raw)}))
+    # _parse, not parse_attrs: each key is a new object, and the attribute cache would
+    # keep up to 512 of them (and their index arrays) alive
+    return invoke(op, [x], op._parse({"key": _Key(raw)}))
 
 
 class _Key:

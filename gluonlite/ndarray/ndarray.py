@@ -442,6 +442,25 @@ def arange(start, stop=None, step: float = 1.0, repeat: int = 1, infer_range=Non
     return invoke(op, [], attrs, ctx=ctx)
 
 
+def linspace(start, stop, num: int, endpoint: bool = True, ctx: Context | None = None,
+             dtype=np.float32) -> NDArray:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (``stop`` excluded when
+    ``endpoint`` is False)."""
+    op = _op("_linspace")
+    attrs = op.parse_attrs({"start": start, "stop": stop, "num": num, "endpoint": endpoint,
+                            "dtype": np.dtype(dtype)})
+    return invoke(op, [], attrs, ctx=_resolve_ctx(ctx))
+
+
+def eye(N: int, M: int = 0, k: int = 0, ctx: Context | None = None, dtype=None,
+        **kwargs) -> NDArray:
+    """A 2-D array with ones on the ``k``-th diagonal (``M=0`` means ``M=N``)."""
+    op = _op("_eye")
+    attrs = op.parse_attrs({"N": N, "M": M, "k": k,
+                            "dtype": np.dtype(dtype if dtype is not None else np.float32)})
+    return invoke(op, [], attrs, ctx=_resolve_ctx(ctx))
+
+
 def concatenate(arrays, axis: int = 0, always_copy: bool = True) -> NDArray:
     """Join arrays along ``axis`` (MXNet's ``nd.concatenate``)."""
     if not arrays:

@@ -28,18 +28,22 @@ def reshape_shape(src: tuple, codes: tuple, reverse: bool = False, op: str = "Re
     """
     src = tuple(int(d) for d in src)
     codes = tuple(int(c) for c in codes)
+    bad = MXNetError(f"Operator {op}: cannot reshape array of shape {src} into "
+                     f"shape {codes}" + (" (reverse)" if reverse else ""))
+    if reverse:
+        # MXNet reverses the raw code list (so a -4 group reads right to left) and the
+        # source shape, applies the codes, and reverses the result
+        src = src[::-1]
+        codes_used = codes[::-1]
+    else:
+        codes_used = codes
     try:
-        toks = _tokens(codes)
+        toks = _tokens(codes_used)
     except ValueError as err:
         raise MXNetError(f"Operator {op}: invalid shape {codes}: {err}") from err
-    if reverse:
-        src = src[::-1]
-        toks = [(t[0], t[2], t[1]) if t[0] == -4 else t for t in toks[::-1]]
     out: list = []
     infer_at = -1
     i = 0
-    bad = MXNetError(f"Operator {op}: cannot reshape array of shape {tuple(src)} into "
-                     f"shape {codes}" + (" (reverse)" if reverse else ""))
     for t in toks:
         c = t[0]
         if c > 0:

@@ -163,3 +163,26 @@ def test_mismatched_devices_raise():
     b = nd.ones((2,), ctx=mx.cpu(1))
     with pytest.raises(MXNetError, match="different devices"):
         nd.elemwise_add(a, b)
+
+
+def test_linspace_and_eye_follow_mxnet():
+    np.testing.assert_allclose(nd.linspace(0, 1, 5).asnumpy(), [0, 0.25, 0.5, 0.75, 1])
+    y = nd.linspace(0, 1, 4, endpoint=False, dtype="float64")
+    assert y.dtype == np.float64 and y.asnumpy().tolist() == [0, 0.25, 0.5, 0.75]
+    e = nd.eye(2, 3, 1, dtype="int32")
+    assert e.dtype == np.int32 and e.asnumpy().tolist() == [[0, 1, 0], [0, 0, 1]]
+    assert nd.eye(2).dtype == np.float32 and nd.eye(2).shape == (2, 2)
+
+
+def test_recorded_indexing_does_not_fill_the_attribute_cache():
+    from gluonlite import autograd
+    from gluonlite.ops.registry import get_op
+    op = get_op("_index")
+    before = len(op._attr_cache)
+    x = nd.ones((4, 3))
+    x.attach_grad()
+    with autograd.record():
+        for i in range(20):
+            y = x[nd.array([i % 4])]
+    assert len(op._attr_cache) == before
+    y.backward()

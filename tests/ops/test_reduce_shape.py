@@ -174,3 +174,20 @@ def test_higher_order_through_linear_ops():
     np.testing.assert_allclose(dx.asnumpy(), 4 * x.asnumpy() / 6, rtol=1e-6)
     dx.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), np.full((2, 3), 4 / 6), rtol=1e-6)
+
+
+@pytest.mark.parametrize("codes, expected", [
+    # shapes MXNet 1.9.1 gives for an input of shape (6, 4, 2) with reverse=True: it
+    # reverses the raw code list, so a -4 group reads right to left
+    ((-1, 2, -4, -1), (2, 2, 12)),
+    ((-2, -1, 2, -4), (6, 4, 1, 2)),
+    ((3, 2, -4, -3), (3, 2, 8)),
+    ((1, -1, -4, -3), (1, 6, 8)),
+])
+def test_reshape_reverse_with_split_code(codes, expected):
+    assert nd.Reshape(_x(6, 4, 2), shape=codes, reverse=True).shape == expected
+
+
+def test_reshape_reverse_split_at_front_is_an_error_as_in_mxnet():
+    with pytest.raises(MXNetError, match="Reshape"):
+        nd.Reshape(_x(6, 4, 2), shape=(-4, 2, 3, 0), reverse=True)
