@@ -21,10 +21,20 @@ from . import ndarray as nd  # noqa: E402
 from . import random  # noqa: E402
 from . import util  # noqa: E402
 from . import test_utils  # noqa: E402
+from . import operator  # noqa: E402,F401
+from . import name  # noqa: E402,F401
+from . import attribute  # noqa: E402,F401
+from .attribute import AttrScope  # noqa: E402,F401
+from . import registry  # noqa: E402,F401
+from . import initializer  # noqa: E402,F401
+from . import initializer as init  # noqa: E402,F401
+from . import symbol  # noqa: E402,F401
+from . import symbol as sym  # noqa: E402,F401
+from . import gluon  # noqa: E402,F401
 
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",
-           "MXNetError", "install_mxnet_alias"]
+           "MXNetError", "install_mxnet_alias", "name", "attribute", "AttrScope", "symbol", "sym"]
 
 
 def install_mxnet_alias() -> None:

@@ -14,6 +14,7 @@ from . import fluent as _fluent
 from . import random  # noqa: F401
 from . import utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
+from ..engine.cached_op import CachedOp  # noqa: F401
 
 _fluent.install()
 globals().update({k: v for k, v in vars(_api).items()

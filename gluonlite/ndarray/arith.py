@@ -42,6 +42,7 @@ _BINARY = {
 }
 
 _resolved: dict = {}
+_SCALAR_TYPES = (int, float)
 
 
 def _ops(name):
@@ -113,8 +114,25 @@ def negative(data: NDArray, out=None) -> NDArray:
 def _install_operators() -> None:
     def binop(name, reverse=False):
         if reverse:
-            return lambda self, other: _binary(name, other, self)
-        return lambda self, other: _binary(name, self, other)
+            def rfn(self, other):
+                if type(other) in _SCALAR_TYPES:
+                    op = _ops(name)[2]
+                    return invoke(op, [self], op.parse_attrs({"scalar": other}))
+                return _binary(name, other, self)
+            return rfn
+
+        # the common cases (array with array, array with a Python number) go straight
+        # to invoke; everything else takes the general path
+        def fn(self, other):
+            kind = type(other)
+            if kind is NDArray:
+                op = _ops(name)[0]
+                return invoke(op, [self, other], op.parse_attrs(None))
+            if kind in _SCALAR_TYPES:
+                op = _ops(name)[1]
+                return invoke(op, [self], op.parse_attrs({"scalar": other}))
+            return _binary(name, self, other)
+        return fn
 
     def inplace(name):
         def fn(self, other):

@@ -53,7 +53,7 @@ def make_function(op, func_name: str):
         for k, v in kwargs.items():
             if isinstance(v, NDArray):
                 kw_inputs[k] = v
-            elif v is None and k not in op.attrs:
+            elif v is None and k not in op.attrs and not op.open_attrs:
                 continue
             elif k in _SKIP_ATTR_KEYS:
                 continue

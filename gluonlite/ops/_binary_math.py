@@ -303,18 +303,22 @@ MATH: dict[str, BinaryMath] = {m.name: m for m in [
                cuda_grad=("1 / rhs", "-lhs / (rhs * rhs)"), graph=(_g_div_l, _g_div_r)),
     BinaryMath("mod", _mod, _mod, glhs=lambda xp, a, b, y, g: g,
                grhs=lambda xp, a, b, y, g: -g * _floor_div(xp, a, b),
-               cuda="y = (rhs == 0) ? 0 : lhs - floor(lhs / rhs) * rhs",
+               # fmod is exact; lhs - floor(lhs / rhs) * rhs loses the remainder in float32
+               cuda="y = (rhs == 0) ? 0 : ((fmod(lhs, rhs) != 0 && ((fmod(lhs, rhs) < 0) != "
+                    "(rhs < 0))) ? fmod(lhs, rhs) + rhs : fmod(lhs, rhs))",
                cuda_grad=("1", "-floor(lhs / rhs)"), graph=(_g_one, _g_mod_r)),
     BinaryMath("power", _ufunc("power"), _ipow, glhs=_pow_grad_lhs, grhs=_pow_grad_rhs,
                cuda="y = pow(lhs, rhs)", cuda_grad=("rhs * pow(lhs, rhs - 1)", "y * log(lhs)"),
                uses=("inputs", "outputs"), graph=(_g_pow_l, _g_pow_r)),
     BinaryMath("maximum", _ufunc("maximum"), glhs=lambda xp, a, b, y, g: g * (a >= b),
-               grhs=lambda xp, a, b, y, g: g * (a < b), cuda="y = (lhs >= rhs) ? lhs : rhs",
+               grhs=lambda xp, a, b, y, g: g * (a < b),
+               cuda="y = (lhs >= rhs || lhs != lhs) ? lhs : rhs",  # NaN propagates
                cuda_grad=("(lhs >= rhs) ? 1 : 0", "(lhs >= rhs) ? 0 : 1"),
                graph=(_g_max_l, _g_max_r),
                ufunc="maximum"),
     BinaryMath("minimum", _ufunc("minimum"), glhs=lambda xp, a, b, y, g: g * (a <= b),
-               grhs=lambda xp, a, b, y, g: g * (a > b), cuda="y = (lhs <= rhs) ? lhs : rhs",
+               grhs=lambda xp, a, b, y, g: g * (a > b),
+               cuda="y = (lhs <= rhs || lhs != lhs) ? lhs : rhs",  # NaN propagates
                cuda_grad=("(lhs <= rhs) ? 1 : 0", "(lhs <= rhs) ? 0 : 1"),
                graph=(_g_min_l, _g_min_r),
                ufunc="minimum"),

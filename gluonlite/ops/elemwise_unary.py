@@ -125,7 +125,7 @@ def _relu_graph(attrs, inputs, outputs, out_grads):
 
 
 register(OpDef("relu", _relu_forward, backward=_relu_backward,
-               infer_shape=same_shape_infer("relu"), cuda="y = x > 0 ? x : 0",
+               infer_shape=same_shape_infer("relu"), cuda="y = (x > 0 || x != x) ? x : 0",
                cuda_grad=("y > 0 ? 1 : 0",), backward_uses=("outputs",),
                backward_graph=_relu_graph, doc="Rectified linear unit ``max(x, 0)``."))
 

@@ -145,6 +145,8 @@ register(OpDef("SliceChannel", _split_fwd, backward=_split_bwd,
                attrs={"num_outputs": Attr("int"), "axis": Attr("int", 1),
                       "squeeze_axis": Attr("bool", False)},
                num_outputs=lambda attrs: attrs.num_outputs, aliases=("split",),
+               # ``output0``... even for a single output, as MXNet names them
+               output_names=lambda attrs: tuple(f"output{i}" for i in range(attrs.num_outputs)),
                infer_shape=_split_infer, backward_uses=("inputs",),
                doc="Split along ``axis`` into ``num_outputs`` equal parts."))
 

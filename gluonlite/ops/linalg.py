@@ -158,10 +158,11 @@ def _same_infer(op, square=True):
 
 
 def _simple(name, forward, backward, inputs=("A",), infer=None, attrs=None, n_out=1,
-            doc="", backward_uses=("inputs", "outputs")):
+            doc="", backward_uses=("inputs", "outputs"), output_names=None):
     register(OpDef(name, forward, backward=backward, attrs=attrs or {}, inputs=inputs,
                    num_outputs=n_out, infer_shape=infer or _same_infer(name),
-                   aliases=(name[1:],), backward_uses=backward_uses, doc=doc))
+                   aliases=(name[1:],), backward_uses=backward_uses, doc=doc,
+                   output_names=output_names))
 
 
 def _inv(xp, a):
@@ -412,8 +413,9 @@ def _det_bwd(oc, attrs, inputs, outputs, out_grads):
     return [g * _t(_inv(xp, a))]
 
 
+# MXNet's det has two more (hidden) outputs, so its visible one is named ``output0``
 _simple("_linalg_det", _det_fwd, _det_bwd, infer=_scalar_infer("_linalg_det"),
-        doc="Determinant of (a batch of) square matrices.")
+        doc="Determinant of (a batch of) square matrices.", output_names=("output0",))
 
 
 def _slogdet_fwd(oc, attrs, inputs, out):

@@ -65,6 +65,18 @@ class OpAttrs:
         """All attribute values (given and defaulted)."""
         return {k: v for k, v in self.__dict__.items() if k != "_given"}
 
+    def with_given(self, given: dict) -> "OpAttrs":
+        """A copy whose explicitly given attributes are ``given`` (the symbol layer keeps
+        the caller's exact strings for JSON); subclass state (slots) is shared."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        for cls in type(self).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if slot != "__weakref__" and hasattr(self, slot):
+                    setattr(new, slot, getattr(self, slot))
+        new._given = dict(given)
+        return new
+
     def to_strings(self) -> dict[str, str]:
         """The explicitly given attributes as MXNet attribute strings."""
         return {k: format_attr(v) for k, v in self._given.items()}
@@ -123,6 +135,9 @@ class OpDef:
         ``f(attrs, inputs, outputs, out_grads) -> list`` computing the input gradients
         from NDArrays with ``nd`` operators, so that autograd can record it
         (``autograd.grad(..., create_graph=True)``); reads the same as ``backward``.
+    open_attrs : bool
+        Accept undeclared attributes and keep them as strings (``str(value)``), the
+        way MXNet passes ``Custom``'s keyword arguments to the user's operator.
     """
 
     def __init__(self, name: str, forward: Callable, *, backward: Callable | None = None,
@@ -135,8 +150,10 @@ class OpDef:
                  key_var_num_args: str | None = None, random: bool = False,
                  cuda: str | None = None, cuda_grad: Sequence[str] | None = None,
                  backward_uses: tuple = ("inputs", "outputs"),
-                 backward_graph: Callable | None = None, doc: str = ""):
+                 backward_graph: Callable | None = None, doc: str = "",
+                 open_attrs: bool = False):
         self.name = name
+        self.open_attrs = open_attrs
         self.forward = forward
         self.backward = backward
         self.attrs: dict[str, Attr] = dict(attrs or {})
@@ -205,6 +222,9 @@ class OpDef:
             if spec is None:
                 if key.startswith("__") and key.endswith("__"):
                     continue  # user attributes such as __lr_mult__ are not op attributes
+                if self.open_attrs:
+                    values[key] = given[key] = value if isinstance(value, str) else str(value)
+                    continue
                 raise MXNetError(f"Operator {self.name}: unknown attribute '{key}'; "
                                  f"expected one of {sorted(self.attrs)}")
             values[key] = spec.parse(self.name, key, value)

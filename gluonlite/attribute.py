@@ -1,0 +1,57 @@
+"""``mx.AttrScope``: attributes attached to every symbol created inside a ``with`` block."""
+from __future__ import annotations
+
+import threading
+
+__all__ = ["AttrScope"]
+
+
+class _CurrentProperty:
+    def __get__(self, obj, owner):
+        local = AttrScope._current
+        if not hasattr(local, "value"):
+            local.value = AttrScope()
+        return local.value
+
+
+class AttrScope:
+    """Attribute scope: string attributes given to the symbols created within it.
+
+    Scopes nest; an inner scope adds to (and overrides) the outer one's attributes.
+
+    Parameters
+    ----------
+    **kwargs : str
+        Attributes such as ``ctx_group='dev1'`` or ``__lr_mult__='2'``.
+    """
+
+    _current = threading.local()
+    current = _CurrentProperty()
+
+    def __init__(self, **kwargs: str) -> None:
+        self._old_scope = None
+        for value in kwargs.values():
+            if not isinstance(value, str):
+                raise ValueError("Attributes need to be string")
+        self._attr = kwargs
+
+    def get(self, attr: dict | None) -> dict:
+        """The scope's attributes updated with ``attr`` (a new dict)."""
+        if self._attr:
+            ret = self._attr.copy()
+            if attr:
+                ret.update(attr)
+            return ret
+        return dict(attr) if attr else {}
+
+    def __enter__(self) -> "AttrScope":
+        self._old_scope = AttrScope.current
+        merged = self._old_scope._attr.copy()
+        merged.update(self._attr)
+        self._attr = merged
+        AttrScope._current.value = self
+        return self
+
+    def __exit__(self, ptype, value, trace) -> None:
+        assert self._old_scope is not None
+        AttrScope._current.value = self._old_scope

@@ -1,0 +1,123 @@
+"""The backward plan of a CachedOp signature.
+
+Only operator steps that lie on a path from an input that wants a gradient to a
+head are kept, and only the entries their ``backward`` reads (per
+``op.backward_uses``) are saved by the forward run.  Steps run in reverse
+order; gradients of entries read by several steps are summed.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..base import MXNetError
+
+__all__ = ["BackwardPlan"]
+
+
+class BackwardPlan:
+    """Reverse-mode steps for one forward plan and one set of inputs that need gradients.
+
+    Parameters
+    ----------
+    info : GraphInfo
+    units : list of OpUnit
+        The forward steps (possibly fused groups).
+    shapes, dtypes : list
+        Per slot (``None`` where unknown).
+    grad_mask : sequence of bool
+        Per graph input: whether its gradient is wanted.
+
+    Attributes
+    ----------
+    saved_slots : list of int
+        Slots the forward run must keep (in this order) for :meth:`run`.
+    """
+
+    def __init__(self, info, units, shapes, dtypes, grad_mask: Sequence[bool]):
+        n_in = info.n_inputs
+        reach = [False] * info.n_slots
+        for i in range(n_in):
+            reach[i] = bool(grad_mask[i])
+        on_path = []
+        for u in units:
+            if u.op.differentiable and any(reach[s] for s in u.ins):
+                for s in u.outs:
+                    reach[s] = True
+                on_path.append(u)
+        # keep the steps whose outputs flow into a head
+        useful = set(info.heads)
+        kept = []
+        for u in reversed(on_path):
+            if any(s in useful for s in u.outs):
+                kept.append(u)
+                useful.update(s for s in u.ins if reach[s])
+        saved: dict[int, int] = {}
+
+        def pos(s):
+            if s not in saved:
+                saved[s] = len(saved)
+            return saved[s]
+
+        steps = []
+        for u in kept:  # already reversed
+            uses = u.op.backward_uses
+            in_pos = tuple(pos(s) for s in u.ins) if "inputs" in uses else None
+            out_pos = tuple(pos(s) for s in u.outs) if "outputs" in uses else None
+            zero_specs = []
+            for s in u.outs:
+                if shapes[s] is None or dtypes[s] is None:
+                    zero_specs.append((None, pos(s)))  # shape known only at run time
+                else:
+                    zero_specs.append((tuple(shapes[s]), dtypes[s]))
+            targets = tuple((j, s) for j, s in enumerate(u.ins)
+                            if reach[s] and s in useful and j not in u.aux_pos)
+            steps.append((u.op.backward, u.attrs, in_pos, out_pos, u.outs, tuple(zero_specs),
+                          targets, u.name))
+        self.steps = steps
+        self.saved_slots = list(saved)
+        self.n_slots = info.n_slots
+        self.n_inputs = n_in
+        self.heads = list(info.heads)
+        self.grad_inputs = tuple(i for i in range(n_in) if grad_mask[i])
+        self.n_steps = len(steps)
+
+    def run(self, oc, saved: list, head_grads: Sequence) -> list:
+        """Input gradients (raw arrays or ``None``) from the saved entries and head gradients.
+
+        ``head_grads`` holds one raw array (or ``None``: no gradient) per head.
+        """
+        xp = oc.xp
+        g = [None] * self.n_slots
+        for s, hg in zip(self.heads, head_grads):
+            if hg is not None:
+                prev = g[s]
+                g[s] = hg if prev is None else prev + hg
+        for bwd, attrs, in_pos, out_pos, outs, zero_specs, targets, name in self.steps:
+            ograds = []
+            for s, (shape, dt) in zip(outs, zero_specs):
+                v = g[s]
+                if v is None:
+                    if shape is None:  # unknown at plan time: the saved output tells
+                        ref = saved[dt]
+                        v = xp.zeros(ref.shape, ref.dtype)
+                    else:
+                        v = xp.zeros(shape, dt)
+                else:
+                    g[s] = None
+                ograds.append(v)
+            ins = None if in_pos is None else [saved[p] for p in in_pos]
+            outs_v = None if out_pos is None else [saved[p] for p in out_pos]
+            try:
+                res = bwd(oc, attrs, ins, outs_v, ograds)
+            except MXNetError:
+                raise
+            except Exception as err:
+                raise MXNetError(f"CachedOp backward of node {name}: {type(err).__name__}: "
+                                 f"{err}") from err
+            for j, s in targets:
+                r = res[j]
+                if r is None:
+                    continue
+                prev = g[s]
+                g[s] = r if prev is None else prev + r
+        return g[:self.n_inputs]

@@ -1,0 +1,290 @@
+"""The forward plan of one CachedOp signature (input shapes, dtypes, device, mode).
+
+Everything that can be decided once is decided here: shapes and dtypes of every
+entry (one inference pass), which entries are pinned, buffer assignments, and
+the step tuples the hot loop runs.  :meth:`ForwardPlan.run` is the hot path.
+
+A step whose outputs are all planned gets its buffers as ``out``; a step with a
+pinned output (a head, an entry backward reads, a monitored entry) or an output
+of unknown shape gets ``out=None`` and the operator allocates fresh arrays, so
+nothing a caller keeps is ever overwritten by a later call.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..base import MXNetError
+from .backward_plan import BackwardPlan
+from .memory import make_view, plan_memory
+
+__all__ = ["ForwardPlan", "PlanOptions"]
+
+
+class PlanOptions:
+    """Plan-wide switches: ``static_alloc``, ``debug`` (poison freed buffers), ``monitor``."""
+
+    __slots__ = ("static_alloc", "debug", "monitor", "monitor_all", "fusion")
+
+    def __init__(self, static_alloc=False, debug=False, monitor=None, monitor_all=False,
+                 fusion=True):
+        self.static_alloc = static_alloc
+        self.debug = debug
+        self.monitor = monitor
+        self.monitor_all = monitor_all
+        self.fusion = fusion
+
+
+def _known(shape) -> bool:
+    return shape is not None and all(int(d) > 0 for d in shape)
+
+
+def infer_entries(info, in_shapes, in_dtypes):
+    """Shapes and dtypes of every slot (``None`` where inference cannot tell)."""
+    shapes: list = [None] * info.n_slots
+    dtypes: list = [None] * info.n_slots
+    for i, (s, d) in enumerate(zip(in_shapes, in_dtypes)):
+        shapes[i] = tuple(s)
+        dtypes[i] = np.dtype(d)
+    for u in info.units:
+        op, attrs = u.op, u.attrs
+        try:
+            _, outs = op.infer_shape(attrs, [shapes[s] for s in u.ins])
+        except MXNetError as err:
+            raise MXNetError(f"CachedOp: shape inference failed at node {u.name} "
+                             f"({op.name}): {err}") from err
+        try:
+            _, touts = op.infer_type(attrs, [dtypes[s] for s in u.ins])
+        except MXNetError as err:
+            raise MXNetError(f"CachedOp: type inference failed at node {u.name} "
+                             f"({op.name}): {err}") from err
+        for k, s in enumerate(u.outs):
+            sh = outs[k] if k < len(outs) else None
+            shapes[s] = tuple(int(d) for d in sh) if _known(sh) else None
+            dt = touts[k] if k < len(touts) else None
+            dtypes[s] = None if dt is None else np.dtype(dt)
+    return shapes, dtypes
+
+
+def _as_array(r, xp):
+    if type(r) is not xp.ndarray:
+        r = xp.asarray(r)
+    if r.ndim == 0:  # MXNet has no 0-d arrays
+        r = r.reshape(1)
+    return r
+
+
+class ForwardPlan:
+    """Compiled forward (and, when gradients are wanted, backward) of one signature.
+
+    Parameters
+    ----------
+    info : GraphInfo
+    in_shapes, in_dtypes : sequences
+        One per graph input.
+    oc : OpContext
+        Array module, train/predict and device for every step.
+    grad_mask : sequence of bool, optional
+        Inputs whose gradients a later :meth:`backward` computes; ``None`` for inference.
+    options : PlanOptions
+    rewrite : callable, optional
+        ``rewrite(units, pinned, shapes, dtypes, oc, grad) -> units`` (the GPU fusion
+        hook): replaces groups of :class:`~.graph_info.OpUnit` by units whose ``op`` is
+        any object with an OpDef's ``forward``, ``backward``, ``backward_uses``,
+        ``differentiable``, ``random`` and ``name``; ``ins``/``outs`` are slot numbers
+        (``info.entries[slot]`` is the graph entry).  Slots in ``pinned`` (heads,
+        monitored entries) must stay outputs of some unit; with ``grad`` so must every
+        slot that a unit left unfused reads in backward (per its ``backward_uses``).
+        The backward plan is built over the rewritten units.
+    """
+
+    def __init__(self, info, in_shapes, in_dtypes, oc, grad_mask=None,
+                 options: PlanOptions | None = None, rewrite: Callable | None = None):
+        options = options or PlanOptions()
+        self.info = info
+        self.oc = oc
+        self.options = options
+        self.shapes, self.dtypes = infer_entries(info, in_shapes, in_dtypes)
+        units = list(info.units)
+        n_in = info.n_inputs
+        pinned = set(info.heads)
+        if options.monitor is not None:
+            pinned.update(range(info.n_slots))
+        self.backward_plan = None
+        wants_grad = grad_mask is not None and any(grad_mask)
+        if rewrite is not None and options.monitor is None:
+            units = list(rewrite(units, frozenset(pinned), self.shapes, self.dtypes, oc,
+                                 wants_grad))
+        if wants_grad:
+            # the backward plan decides which entries the forward run must keep
+            self.backward_plan = BackwardPlan(info, units, self.shapes, self.dtypes, grad_mask)
+            saved = self.backward_plan.saved_slots
+            if rewrite is not None:
+                made = set(range(n_in))
+                for u in units:
+                    made.update(u.outs)
+                lost = [info.slot_names[s] for s in saved if s not in made]
+                if lost:
+                    raise MXNetError(f"CachedOp: the graph rewrite dropped entries that "
+                                     f"backward reads: {lost}")
+            pinned.update(saved)
+        self.units = units
+        planned = []
+        for u in units:
+            planned.append(all(s not in pinned and self.shapes[s] is not None
+                               and self.dtypes[s] is not None for s in u.outs))
+        self.memory = plan_memory([u.ins for u in units], [u.outs for u in units], planned,
+                                  self.shapes, self.dtypes, reuse=options.monitor is None)
+        self.planned = planned
+        # hot-loop steps: (forward, attrs, input slots, output slots, normalize results)
+        self.steps = tuple((u.op.forward, u.attrs, u.ins, u.outs,
+                            not planned[k] or bool(getattr(u.op, "random", False)))
+                           for k, u in enumerate(units))
+        self.n_inputs = n_in
+        self.heads = tuple(info.heads)
+        self.head_is_input = any(h < n_in for h in self.heads)
+        self._blank = [None] * info.n_slots
+        self._view_specs = [tuple((self.memory.slot_buffer[s], self.shapes[s], self.dtypes[s])
+                                  for s in u.outs) if planned[k] else None
+                            for k, u in enumerate(units)]
+        self._static = None
+        self._busy = False
+        self._slow = bool(options.debug or options.monitor is not None)
+        self.n_allocations = 0  # planned-buffer allocations so far (tests static_alloc)
+        if self.backward_plan is not None:
+            self.saved_slots = tuple(self.backward_plan.saved_slots)
+
+    # -- buffers --------------------------------------------------------------------
+    def _allocate(self):
+        """Fresh planned buffers: (flat buffers, per-step ``out`` lists)."""
+        xp = self.oc.xp
+        flats = [xp.empty(n, dtype=np.uint8) for n in self.memory.sizes]
+        self.n_allocations += len(flats)
+        step_outs = []
+        for spec in self._view_specs:
+            if spec is None:
+                step_outs.append(None)
+            else:
+                step_outs.append([make_view(xp, flats[b], sh, dt) for b, sh, dt in spec])
+        return flats, step_outs
+
+    def _buffers(self):
+        # planned buffers never escape a call, so a finished call's set serves the next
+        # one; a re-entrant (or concurrent) call gets its own set
+        if self._busy:
+            return self._allocate()
+        if self._static is None:
+            self._static = self._allocate()
+        return self._static
+
+    def release(self) -> None:
+        """Drop the planned buffers (the CachedOp does this without ``static_alloc``
+        when another signature runs)."""
+        if not self._busy:
+            self._static = None
+
+    @property
+    def planned_bytes(self) -> int:
+        """Bytes of all planned (reused) buffers of this plan."""
+        return self.memory.total_bytes
+
+    # -- running --------------------------------------------------------------------
+    def run(self, datas: Sequence, keep: bool = False):
+        """Run forward on raw input arrays.
+
+        Returns
+        -------
+        (list, list or None)
+            The head arrays, and with ``keep`` the saved entries backward needs.
+        """
+        slots = self._blank[:]
+        slots[:self.n_inputs] = datas
+        busy = self._busy
+        static = self._static
+        flats, step_outs = static if (static is not None and not busy) else self._buffers()
+        self._busy = True
+        try:
+            if self._slow:
+                self._run_slow(slots, flats, step_outs)
+            else:
+                oc = self.oc
+                xp = oc.xp
+                step = None
+                try:
+                    for step, ob in zip(self.steps, step_outs):
+                        fwd, attrs, ins, outs, norm = step
+                        if len(ins) == 1:
+                            res = fwd(oc, attrs, [slots[ins[0]]], ob)
+                        else:
+                            res = fwd(oc, attrs, [slots[i] for i in ins], ob)
+                        if len(outs) == 1:
+                            r = res[0]
+                            slots[outs[0]] = _as_array(r, xp) if norm else r
+                        elif norm:
+                            for s, r in zip(outs, res):
+                                slots[s] = _as_array(r, xp)
+                        else:
+                            for s, r in zip(outs, res):
+                                slots[s] = r
+                except MXNetError:
+                    raise
+                except Exception as err:
+                    raise self._explain(step, slots, err) from err
+        finally:
+            self._busy = busy
+        if self.head_is_input:
+            heads = [slots[h].copy() if h < self.n_inputs else slots[h] for h in self.heads]
+        else:
+            heads = [slots[h] for h in self.heads]
+        if keep and self.backward_plan is not None:
+            return heads, [slots[s] for s in self.saved_slots]
+        return heads, None
+
+    def _run_slow(self, slots, flats, step_outs):
+        """Debug (poison freed buffers) and monitor run."""
+        oc = self.oc
+        xp = oc.xp
+        opts = self.options
+        mon = opts.monitor
+        release = self.memory.release_after
+        if opts.debug:
+            for f in flats:  # nothing may rely on what a buffer held before
+                f.fill(255)
+        if mon is not None and opts.monitor_all:
+            for i in range(self.n_inputs):
+                mon(self.info.slot_names[i], slots[i])
+        for k, (u, step, ob) in enumerate(zip(self.units, self.steps, step_outs)):
+            fwd, attrs, ins, outs, _ = step
+            if mon is not None and opts.monitor_all:
+                for name, s in zip(u.in_names, ins):
+                    mon(f"{u.name}_{name}", slots[s])
+            try:
+                res = fwd(oc, attrs, [slots[i] for i in ins], ob)
+            except MXNetError:
+                raise
+            except Exception as err:
+                raise self._explain(step, slots, err) from err
+            for s, r in zip(outs, res):
+                slots[s] = _as_array(r, xp)
+            if mon is not None:
+                for name, s in zip(u.out_names, outs):
+                    mon(name, slots[s])
+            if opts.debug:
+                for b in release[k]:
+                    flats[b].fill(255)  # NaN for floats, -1 for integers
+
+    def _explain(self, step, slots, err) -> MXNetError:
+        if step is None:
+            return MXNetError(f"CachedOp: {type(err).__name__}: {err}")
+        k = self.steps.index(step)
+        u = self.units[k]
+        shapes = ", ".join(str(tuple(getattr(slots[s], "shape", ()))) for s in u.ins)
+        return MXNetError(f"CachedOp: operator {u.op.name} (node {u.name}) failed: "
+                          f"{type(err).__name__}: {err} (input shapes: {shapes})")
+
+    def backward(self, saved: list, head_grads: Sequence, oc=None) -> list:
+        """Input gradients from the entries saved by :meth:`run` and the head gradients."""
+        if self.backward_plan is None:
+            return [None] * self.n_inputs
+        return self.backward_plan.run(oc or self.oc, saved, head_grads)

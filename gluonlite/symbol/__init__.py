@@ -1,0 +1,18 @@
+"""``mx.sym``: Symbol, variables, composition, inference and one function per
+registry operator (``sym.FullyConnected``, ``sym.contrib.*``, ``sym.linalg.*``, ...)."""
+from . import graph  # noqa: F401
+from . import symbol  # noqa: F401
+from .symbol import Symbol, Group, load, load_json  # noqa: F401
+from . import _api
+from ._api import op, _internal, contrib, linalg, image, sparse  # noqa: F401
+from . import arith as _arith  # noqa: F401 - installs the operators on Symbol
+from .arith import pow, power, maximum, minimum, hypot  # noqa: F401
+from .creation import var, Variable, zeros, ones, full, arange, linspace, eye  # noqa: F401
+from . import fluent as _fluent
+from . import random  # noqa: F401
+
+_fluent.install()
+globals().update({k: v for k, v in _api.public.items() if k not in globals()})
+del _arith
+
+__all__ = [k for k in globals() if not k.startswith("_")]

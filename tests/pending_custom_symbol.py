@@ -1,0 +1,146 @@
+"""``Custom`` operators in symbols, executors and hybridized blocks.
+
+PENDING: this file is deliberately not named ``test_*.py``, so the default test run
+does not collect it while ``gluonlite.symbol`` (``sym.Custom``, ``bind``) and the
+CachedOp engine (``hybridize``) are still being written.  Run it explicitly with
+``python3 -m pytest -q -p no:cacheprovider tests/pending_custom_symbol.py``; once it
+passes, rename it to ``tests/symbol/test_custom_op.py``.
+
+Names, shapes and JSON attributes asserted here were read off MXNet 1.9.1.
+"""
+import json
+
+import numpy as np
+import pytest
+
+import gluonlite as mx
+from gluonlite import autograd, nd
+
+CREATED: list = []
+
+
+class _MulAdd(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        a, b = in_data
+        self.assign(out_data[0], req[0], a * b)
+        self.assign(out_data[1], req[1], a + b)
+        aux[0][:] = aux[0] + 1
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        a, b = in_data
+        self.assign(in_grad[0], req[0], out_grad[0] * b + out_grad[1])
+        self.assign(in_grad[1], req[1], out_grad[0] * a + out_grad[1])
+
+
+@mx.operator.register("p_muladd")
+class _MulAddProp(mx.operator.CustomOpProp):
+    def list_arguments(self):
+        return ["lhs", "rhs"]
+
+    def list_outputs(self):
+        return ["prod", "sum"]
+
+    def list_auxiliary_states(self):
+        return ["count"]
+
+    def infer_shape(self, in_shape):
+        return [in_shape[0], in_shape[0]], [in_shape[0], in_shape[0]], [(1,)]
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        CREATED.append((in_shapes, in_dtypes))
+        return _MulAdd()
+
+
+class _Square(mx.operator.CustomOp):
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], self.scale * in_data[0] * in_data[0])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], 2 * self.scale * in_data[0] * out_grad[0])
+
+
+@mx.operator.register("p_square")
+class _SquareProp(mx.operator.CustomOpProp):
+    def __init__(self, scale="1"):
+        super().__init__()
+        self.scale = float(scale)
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        return _Square(self.scale)
+
+
+def test_symbol_names_from_the_prop():
+    s = mx.sym.Custom(op_type="p_muladd", name="c")
+    assert s.list_arguments() == ["c_lhs", "c_rhs"]
+    assert s.list_outputs() == ["c_prod", "c_sum"]
+    assert s.list_auxiliary_states() == ["c_count"]
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    s2 = mx.sym.Custom(a, b, op_type="p_muladd", name="d")
+    assert s2.list_arguments() == ["a", "b"] and s2.list_auxiliary_states() == ["d_count"]
+    s3 = mx.sym.Custom(lhs=a, rhs=b, op_type="p_muladd", name="q")
+    assert s3.list_arguments() == ["a", "b"] and s3.list_auxiliary_states() == ["q_count"]
+
+
+def test_symbol_inference_and_json():
+    s = mx.sym.Custom(op_type="p_muladd", name="c")
+    assert s.infer_shape(c_lhs=(2, 3)) == ([(2, 3), (2, 3)], [(2, 3), (2, 3)], [(1,)])
+    args, outs, auxs = s.infer_type(c_lhs="float64", c_rhs="float64")
+    assert outs == [np.float64, np.float64] and auxs == [np.float64]
+    sq = mx.sym.Custom(mx.sym.var("x"), op_type="p_square", scale=1.5, name="sq")
+    nodes = json.loads(sq.tojson())["nodes"]
+    assert nodes[-1]["op"] == "Custom"
+    assert nodes[-1]["attrs"] == {"op_type": "p_square", "scale": "1.5"}
+    again = mx.sym.load_json(sq.tojson())
+    assert again.list_arguments() == ["x"]
+    ex = again.bind(mx.cpu(), {"x": nd.array([1.0, 2.0])})
+    np.testing.assert_allclose(ex.forward()[0].asnumpy(), [1.5, 6.0])
+
+
+def test_simple_bind_forward_backward_with_aux():
+    s = mx.sym.Custom(op_type="p_muladd", name="c")
+    ex = s.simple_bind(mx.cpu(), c_lhs=(2, 3), c_rhs=(2, 3))
+    ex.arg_dict["c_lhs"][:] = 2
+    ex.arg_dict["c_rhs"][:] = 3
+    for _ in range(2):
+        outs = ex.forward(is_train=True)
+        ex.backward([nd.ones((2, 3)), nd.ones((2, 3))])
+    np.testing.assert_allclose(outs[0].asnumpy(), np.full((2, 3), 6.0))
+    np.testing.assert_allclose(outs[1].asnumpy(), np.full((2, 3), 5.0))
+    np.testing.assert_allclose(ex.grad_dict["c_lhs"].asnumpy(), np.full((2, 3), 4.0))
+    np.testing.assert_allclose(ex.grad_dict["c_rhs"].asnumpy(), np.full((2, 3), 3.0))
+    np.testing.assert_allclose(ex.aux_dict["c_count"].asnumpy(), [2.0])
+    assert CREATED and CREATED[-1] == ([[2, 3], [2, 3], [1]], [0, 0, 0])
+
+
+def test_hybridized_block_matches_imperative():
+    from gluonlite import gluon
+
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.Custom(x, op_type="p_square", scale=2) + 1
+
+    x = nd.array([[1.0, -2.0], [0.5, 3.0]])
+    results = []
+    for hybrid in (False, True):
+        net = Net()
+        if hybrid:
+            net.hybridize()
+        xs = x.copy()
+        xs.attach_grad()
+        for _ in range(2):  # second call runs the cached plan
+            with autograd.record():
+                y = net(xs)
+            y.backward()
+        results.append((y.asnumpy(), xs.grad.asnumpy()))
+    np.testing.assert_allclose(results[1][0], 2 * x.asnumpy() ** 2 + 1)
+    np.testing.assert_allclose(results[1][1], 4 * x.asnumpy())
+    for r0, r1 in zip(*results):
+        np.testing.assert_allclose(r0, r1)
+
+
+if __name__ == "__main__":
+    pytest.main([__file__, "-q"])
