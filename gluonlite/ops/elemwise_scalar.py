@@ -87,9 +87,9 @@ def _make_backward(m, reverse):
         x = inputs[0] if inputs is not None else None
         y = outputs[0] if outputs is not None else None
         s = _grad_scalar(attrs, x.dtype if x is not None else None)
-        if reverse:
-            return [grad(oc.xp, s, x, y, g)]
-        return [grad(oc.xp, x, s, y, g)]
+        r = grad(oc.xp, s, x, y, g) if reverse else grad(oc.xp, x, s, y, g)
+        # a NumPy float64 scalar (xp.log of the Python scalar) would promote float32
+        return [r if r.dtype == g.dtype else r.astype(g.dtype)]
     return backward
 
 

@@ -178,7 +178,15 @@ _unary("square", lambda xp, x: xp.square(x), lambda xp, x, y: 2 * x, "y = x * x"
        native=True, uses=("inputs",), graph=lambda x, y: 2 * x, doc="Square.")
 
 # -- exponentials, logarithms, powers ---------------------------------------------------
-_unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda xp, x, y: y * (1 - y),
+def _sigmoid(xp, x):
+    # one temporary, updated in place (1 / (1 + exp(-x)) makes three)
+    y = xp.negative(x)
+    xp.exp(y, out=y)
+    y += 1
+    return xp.reciprocal(y, out=y)
+
+
+_unary("sigmoid", _sigmoid, lambda xp, x, y: y * (1 - y),
        "y = 1 / (1 + exp(-x))", "y * (1 - y)", uses=("outputs",),
        graph=lambda x, y: y * (1 - y), doc="Logistic sigmoid.")
 _unary("softsign", lambda xp, x: x / (1 + xp.abs(x)),

@@ -85,10 +85,11 @@ def to_dict(sym) -> dict:
         for pos, (src, out) in enumerate(node.inputs):
             version = 0
             if src.op is None:
-                version = versions.get(id(src), 0) + (pos in mutated)
+                if read is not None:
+                    version = read[0][pos]
+                else:
+                    version = versions.get(id(src), 0) + (pos in mutated)
                 versions[id(src)] = version
-            if read is not None:
-                version = read[0][pos]
             inputs.append([index[id(src)], out, version])
         item["inputs"] = inputs
         nodes.append(item)
@@ -253,6 +254,12 @@ def _make_node(p: _Pending, attrs, nodes: list, version: int) -> Node:
     for k, (src, out) in enumerate(p.inputs):
         _check_output(nodes[src], out, f"{p.where} input {k}")
         inputs.append((nodes[src], out))
+    key = p.op.key_var_num_args
+    if key is not None and isinstance(getattr(attrs, key, None), int) \
+            and getattr(attrs, key) > len(inputs):
+        # checked before listing input names: a corrupt count could be astronomically big
+        raise MXNetError(f"Failed loading {p.where} of type {p.op.name}: {key}="
+                         f"{getattr(attrs, key)} but the node has {len(inputs)} input(s)")
     names = p.op.input_names(attrs)
     versions = list(p.versions)
     if len(inputs) < len(names) and legacy.upgrades_missing_inputs(version):
@@ -326,7 +333,10 @@ def from_json(text: str | bytes):
         graph = json.loads(text)
     except (ValueError, RecursionError) as err:
         raise _bad(f"cannot parse ({err})") from None
-    return Symbol(from_dict(graph))
+    try:
+        return Symbol(from_dict(graph))
+    except RecursionError as err:  # an attribute string nested absurdly deep
+        raise _bad(f"attribute nesting too deep ({err})") from None
 
 
 def load(fname: str):

@@ -279,3 +279,15 @@ def test_higher_order_through_broadcast_reduction():
     dy.backward()
     np.testing.assert_allclose(dy.asnumpy(), [4, 8, 12])
     np.testing.assert_allclose(x.grad.asnumpy(), [4, 4, 4])
+
+
+def test_rpower_scalar_gradient_keeps_float32():
+    # xp.log(python float) is a NumPy float64 scalar, which used to promote the gradient
+    x = mx.nd.array([0.5, 1.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = 2.0 ** x
+    y.backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_allclose(x.grad.asnumpy(), np.log(2) * 2.0 ** np.array([0.5, 1.0]),
+                               rtol=1e-6)

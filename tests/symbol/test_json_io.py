@@ -226,3 +226,25 @@ def test_bytes_input_and_type_errors():
     assert to_json(from_json(text.encode())) == CASES["two_element_entries"]["expected"]
     with pytest.raises(TypeError):
         from_json(np.zeros(3))
+
+
+_BAD_STRINGS = ["", "None", "(", "((((", "1e999", "-1", "abc", "[1,[2]]", "(3L,)", "nan",
+                "()", "1.5", "{}", "(" * 300 + ")" * 300, "9" * 60]
+
+
+def test_bad_attribute_strings_raise_mxneterror():
+    """Any attribute string replaced by garbage loads or raises ``MXNetError`` (a huge
+    ``num_args`` must not try to allocate its inputs)."""
+    graph = json.loads(CASES["aliases"]["input"])
+    tried = 0
+    for i, node in enumerate(graph["nodes"]):
+        for key in node.get("attrs", {}):
+            for bad in _BAD_STRINGS:
+                node_copy = json.loads(json.dumps(graph))
+                node_copy["nodes"][i]["attrs"][key] = bad
+                tried += 1
+                try:
+                    from_json(json.dumps(node_copy))
+                except MXNetError:
+                    pass
+    assert tried > 100
