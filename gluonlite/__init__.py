@@ -31,6 +31,9 @@ from . import initializer as init  # noqa: E402,F401
 from . import symbol  # noqa: E402,F401
 from . import symbol as sym  # noqa: E402,F401
 from . import gluon  # noqa: E402,F401
+from . import monitor  # noqa: E402,F401
+from . import monitor as mon  # noqa: E402,F401
+from . import executor  # noqa: E402,F401
 
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",

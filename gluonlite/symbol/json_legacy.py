@@ -33,14 +33,6 @@ LEGACY_VERSION = 800             # a file without ``mxnet_version`` is v0.8.0
 
 RENAMED_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 
-# initializers MXNet sets on a variable created for these inputs (op, input name)
-_INPUT_INIT = {
-    ("BatchNorm", "moving_mean"): '["zero", {}]',
-    ("BatchNorm", "moving_var"): '["one", {}]',
-    ("LeakyReLU", "gamma"): '["Constant", {"value": 0.25}]',
-}
-
-
 def graph_version(graph: dict) -> int:
     """The ``mxnet_version`` of a parsed graph dictionary (800 when absent)."""
     attrs = graph.get("attrs")
@@ -109,4 +101,5 @@ def upgrades_input_init(version: int) -> bool:
 
 def input_init(op_name: str, input_name: str) -> str | None:
     """The ``__init__`` MXNet sets on a variable bound to this operator input, if any."""
-    return _INPUT_INIT.get((op_name, input_name))
+    from .register import _VAR_INIT  # one table: the one composition uses
+    return _VAR_INIT.get(op_name, {}).get(input_name)

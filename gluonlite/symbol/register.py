@@ -87,6 +87,9 @@ def create(op: OpDef, hint: str, inputs: list, kw_inputs: dict, attrs: dict,
     strings = {}
     for key, value in attrs.items():
         spec = op.attrs.get(key)
+        if spec is None and op.open_attrs:
+            strings[key] = value if isinstance(value, str) else str(value)
+            continue
         if spec is None:
             raise MXNetError(f"Operator {op.name}: unknown attribute '{key}'; expected one "
                              f"of {sorted(op.attrs)}")
@@ -167,6 +170,8 @@ def make_function(op: OpDef, func_name: str):
                 kw_inputs[k] = v
             elif k in op.attrs:
                 attrs[k] = v
+            elif op.open_attrs and k != "out":
+                attrs[k] = v  # Custom: undeclared keywords go to the user's operator
             elif v is None or k == "out":
                 continue  # an input left out (bias=None) or nd-only keyword
             else:
