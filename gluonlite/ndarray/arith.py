@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import MXNetError, numeric_types
+from ..autograd import _state
+from ..ops._binary_math import MATH
 from ..ops.registry import get_op
 from .invoke import invoke
 from .ndarray import NDArray
@@ -121,10 +123,17 @@ def _install_operators() -> None:
                 return _binary(name, other, self)
             return rfn
 
+        math = _FAST_MATH.get(name)
+        ufunc = getattr(np, MATH[math].ufunc) if math else None
+
         # the common cases (array with array, array with a Python number) go straight
         # to invoke; everything else takes the general path
         def fn(self, other):
             kind = type(other)
+            if ufunc is not None and not _state.recording:
+                fast = _cpu_ufunc(ufunc, self, other, kind)
+                if fast is not None:
+                    return fast
             if kind is NDArray:
                 op = _ops(name)[0]
                 return invoke(op, [self, other], op.parse_attrs(None))
@@ -152,6 +161,33 @@ def _install_operators() -> None:
     NDArray.__pos__ = lambda self: self
     NDArray.__abs__ = lambda self: _unary("abs", self)
     NDArray.__hash__ = lambda self: id(self)
+
+
+# Operators whose forward is one NumPy ufunc call for every dtype (``MATH[m].ufunc``):
+# on the CPU, outside autograd, ``x + y`` calls that ufunc directly, skipping the
+# generic invoke (the result is the same as broadcast_add / _plus_scalar give).
+_FAST_MATH = {"add": "add", "subtract": "sub", "multiply": "mul"}
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _cpu_ufunc(ufunc, x: NDArray, other, kind):
+    """``ufunc(x, other)`` as an NDArray for the plain CPU cases, else ``None``."""
+    ctx = x._ctx
+    if ctx.device_typeid != 1:
+        return None
+    a = x._data
+    if kind is NDArray:
+        b = other._data
+        if other._ctx is not ctx or a.dtype != b.dtype:
+            return None
+        try:
+            return NDArray(ufunc(a, b), ctx)
+        except ValueError:  # shapes do not broadcast: the general path names the op
+            return None
+    if kind in _SCALAR_TYPES and a.dtype in _FLOATS:
+        # float arrays keep their dtype with a Python scalar, as in MXNet
+        return NDArray(ufunc(a, float(other)), ctx)
+    return None
 
 
 def _comparison(name):

@@ -45,7 +45,8 @@ def _softrelu(xp, x):
 
 
 _ACT_FORWARD = {
-    "relu": lambda xp, x: xp.maximum(x, 0),
+    # fmax, not maximum: MXNet's Activation relu maps NaN to 0 (the relu op keeps NaN)
+    "relu": lambda xp, x: xp.fmax(x, 0),
     "sigmoid": lambda xp, x: 1 / (1 + xp.exp(-x)),
     "tanh": lambda xp, x: xp.tanh(x),
     "softrelu": _softrelu,

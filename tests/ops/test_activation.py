@@ -49,3 +49,12 @@ def test_rrelu_train_gradient_uses_drawn_slopes():
     np.testing.assert_allclose(x.grad.asnumpy(), mask.asnumpy())
     assert np.all((mask.asnumpy() >= 0.125) & (mask.asnumpy() <= 0.334))
     assert len(np.unique(mask.asnumpy())) > 1
+
+
+def test_nan_handling_of_relu_flavours_matches_mxnet():
+    # MXNet 1.9.1: Activation(relu) maps NaN to 0, the relu operator keeps it
+    nd = mx.nd
+    x = nd.array([float("nan"), -1.0, 2.0])
+    assert nd.Activation(x, act_type="relu").asnumpy().tolist() == [0.0, 0.0, 2.0]
+    assert np.isnan(nd.relu(x).asnumpy()[0])
+    assert nd.Activation(nd.array([1, -2], dtype="int32"), act_type="relu").dtype == np.int32
