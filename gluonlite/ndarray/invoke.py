@@ -97,6 +97,29 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
     return outputs[0] if n_vis == 1 else outputs[:n_vis]
 
 
+def invoke_unary(op, x, attrs):
+    """:func:`invoke` for an operator with one input and one output (no aux states, no
+    ``out``), as ``nd.relu(x)`` calls it: the same work with less bookkeeping."""
+    ctx = x._ctx
+    if ctx.device_typeid == 2:
+        return invoke(op, [x], attrs)
+    pair = ctx._op_contexts
+    oc = (pair if pair is not None else _make_pair(ctx))[_state.training]
+    datas = [x._data]
+    try:
+        r = op.forward(oc, attrs, datas, None)[0]
+    except MXNetError:
+        raise
+    except Exception as err:  # a NumPy error: name the operator and the shapes
+        raise _explain(op, attrs, datas, err) from err
+    if type(r) is not oc.xp.ndarray or not r.ndim:
+        r = _as_array(r, oc.xp)
+    y = NDArray(r, ctx)
+    if _state.recording and op.differentiable:
+        record_op(op, attrs, [x], datas, [y], [r], oc.is_train, ctx)
+    return y
+
+
 def _explain(op, attrs, datas, err) -> MXNetError:
     """The error to raise for a failed forward.
 

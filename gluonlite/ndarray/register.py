@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..base import MXNetError
 from ..context import Context
-from .invoke import invoke
+from .invoke import invoke, invoke_unary
 from .ndarray import NDArray
 
 _SKIP_ATTR_KEYS = ("name", "attr")
@@ -23,6 +23,20 @@ def _as_ctx(ctx):
     return C(s)
 
 
+def _unary_default_attrs(op):
+    """The default attributes of a one-input, one-output operator without aux states
+    (which :func:`invoke_unary` can run), else ``None``."""
+    if op._static_inputs is None or len(op._static_inputs) != 1 or op.aux_names:
+        return None
+    try:
+        attrs = op.parse_attrs(None)
+        if op.num_outputs(attrs) != 1 or op.num_visible_outputs(attrs) != 1:
+            return None
+    except Exception:  # noqa: BLE001 - required attributes: no default call exists
+        return None
+    return attrs
+
+
 def make_function(op, func_name: str):
     """Build the imperative function for ``op`` under ``func_name``."""
     attr_order = list(op.attrs)
@@ -31,7 +45,12 @@ def make_function(op, func_name: str):
     var_key = op.key_var_num_args
     parse = op.parse_attrs
 
+    unary_attrs = _unary_default_attrs(op)
+
     def fn(*args, out=None, name=None, ctx=None, **kwargs):
+        if unary_attrs is not None and len(args) == 1 and not kwargs and out is None \
+                and ctx is None and type(args[0]) is NDArray:
+            return invoke_unary(op, args[0], unary_attrs)
         if not kwargs and len(args) == n_static and out is None and ctx is None:
             for a in args:
                 if type(a) is not NDArray:
