@@ -20,3 +20,7 @@ def test_tutorial_runs(path):
     result = module.main()
     if path.stem == "demo_autograd_regression":
         assert result < 0.01
+    elif path.stem == "gluon_export_and_features":
+        # MXNet 1.9.1 reaches 0.95 on the same script
+        assert result["accuracy"] > 0.8
+        assert result["feature_shape"] == (8, 16, 1, 1)

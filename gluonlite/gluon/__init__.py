@@ -1,3 +1,7 @@
 """``mx.gluon``: Parameters, Blocks, layers, losses, Trainer and data utilities."""
 from . import parameter  # noqa: F401
 from .parameter import Parameter, Constant, ParameterDict, DeferredInitializationError  # noqa: F401
+from . import block  # noqa: F401
+from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
+from . import nn  # noqa: F401
+from . import contrib  # noqa: F401

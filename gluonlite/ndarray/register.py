@@ -62,6 +62,8 @@ def make_function(op, func_name: str):
         for i, a in enumerate(args):
             if isinstance(a, NDArray) and not rest:
                 pos_inputs.append(a)
+            elif a is None and not rest:
+                continue  # an input not given: MXNet's f(data=None, weight=None, bias=None, ...)
             elif var_key and isinstance(a, (list, tuple)) and a and \
                     all(isinstance(x, NDArray) for x in a) and not rest:
                 pos_inputs.extend(a)

@@ -1,6 +1,7 @@
 """``Convolution`` (alias ``Convolution_v1``): 1-D, 2-D and 3-D, grouped, dilated.
 
-Channel-first layouts only (``NCW``, ``NCHW``, ``NCDHW``).  Forward pads once,
+Written for channel-first layouts (``NCW``, ``NCHW``, ``NCDHW``); channel-last ones
+are transposed around it by :mod:`.channel_last`.  Forward pads once,
 copies the strided windows into channel-major columns
 ``(C * prod(kernel), N * prod(out))`` (one strided copy per kernel offset) and
 runs one GEMM per group (a single batched ``matmul``) against the weight
@@ -25,6 +26,7 @@ from __future__ import annotations
 from .attrs import Attr
 from .common import fail, merge_shapes
 from .registry import OpDef, register
+from .channel_last import support_channel_last
 from ._window import (col2im, col2im_rows, col2im_wide, conv_out_size, crop_spatial, im2col,
                       im2col_keep, im2col_recall, matmul_scratch, pad_spatial, spatial_tuple,
                       to_channel_major, to_wide_channel_major, wide_ok)
@@ -231,7 +233,8 @@ def _inputs(attrs):
     return ("data", "weight") if attrs.no_bias else ("data", "weight", "bias")
 
 
-register(OpDef(
+register(support_channel_last(OpDef(
     "Convolution", _forward, backward=_backward, attrs=conv_attrs(), inputs=_inputs,
     infer_shape=_infer_shape, aliases=("Convolution_v1",), backward_uses=("inputs",),
-    doc="N-D convolution over channel-first data (MXNet ``Convolution``)."))
+    doc="N-D convolution (MXNet ``Convolution``); channel-last layouts via "
+        "``channel_last``."), moved_inputs=(0, 1)))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from .common import fail, merge_shapes, put
 from .convolution import ConvGeometry, conv_attrs
 from .registry import OpDef, register
+from .channel_last import support_channel_last
 from ._window import (col2im, crop_spatial, from_channel_major, im2col, matmul_scratch,
                       scratch, spatial_tuple, to_channel_major)
 
@@ -168,7 +169,8 @@ def _inputs(attrs):
     return ("data", "weight") if attrs.no_bias else ("data", "weight", "bias")
 
 
-register(OpDef(
+register(support_channel_last(OpDef(
     _OP, _forward, backward=_backward, attrs=_attrs(), inputs=_inputs,
     infer_shape=_infer_shape, backward_uses=("inputs",),
-    doc="N-D transposed convolution over channel-first data (MXNet ``Deconvolution``)."))
+    doc="N-D transposed convolution (MXNet ``Deconvolution``); channel-last layouts via "
+        "``channel_last``."), moved_inputs=(0, 1)))

@@ -26,6 +26,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, put
 from .registry import OpDef, register
+from .channel_last import support_channel_last
 from ._window import (crop_spatial, kernel_offsets, pad_spatial, scratch, spatial_slice,
                       spatial_tuple)
 
@@ -201,7 +202,7 @@ def _infer_shape(attrs, in_shapes):
     return [tuple(data)], [tuple(data[:2]) + plan.out]
 
 
-register(OpDef(
+register(support_channel_last(OpDef(
     _OP, _forward, backward=_backward,
     attrs={
         "kernel": Attr("shape", ()),
@@ -216,4 +217,5 @@ register(OpDef(
         "layout": Attr("str", None, optional=True),
     },
     infer_shape=_infer_shape, aliases=("Pooling_v1",), backward_uses=("inputs", "outputs"),
-    doc="Max, average, sum or Lp pooling over channel-first data (MXNet ``Pooling``)."))
+    doc="Max, average, sum or Lp pooling (MXNet ``Pooling``); channel-last layouts via "
+        "``channel_last``.")))

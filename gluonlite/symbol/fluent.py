@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ndarray.fluent import FLUENT_METHODS, _RENAMED
 from .symbol import Symbol
 
-_EXTRA = {"reshape": "reshape", "swapaxes": "SwapAxis", "split_v2": None}
+_EXTRA = {"reshape": "reshape", "swapaxes": "swapaxes", "split_v2": None}
 
 
 def _make(method: str, func_name: str):

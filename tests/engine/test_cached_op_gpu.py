@@ -17,7 +17,7 @@ def test_mlp_gpu_matches_cpu(static):
     results = []
     for ctx in (mx.cpu(), mx.gpu(0)):
         cop = CachedOp(sym, {"static_alloc": static})
-        ins = [a.as_in_context(ctx) for a in base]
+        ins = [a.copyto(ctx) for a in base]  # copies: BatchNorm updates aux states in place
         for a in ins[1:3]:
             a.attach_grad()
         with mx.autograd.record():

@@ -48,11 +48,15 @@ def test_float32_stays_float32(name, fn, shapes):
 
 
 def test_unsupported_layout_raises():
-    with pytest.raises(MXNetError, match="Convolution.*NHWC"):
+    # channel-last layouts run (gluonlite.ops.channel_last); mismatched ones raise
+    with pytest.raises(MXNetError, match="Convolution.*NCW"):
+        nd.Convolution(_f32(1, 3, 4, 4), _f32(2, 3, 3, 3), _f32(2), kernel=(3, 3),
+                       num_filter=2, layout="NCW")
+    with pytest.raises(MXNetError, match="Convolution.*NDHWC"):
         nd.Convolution(_f32(1, 4, 4, 3), _f32(2, 3, 3, 3), _f32(2), kernel=(3, 3),
-                       num_filter=2, layout="NHWC")
-    with pytest.raises(MXNetError, match="Pooling"):
-        nd.Pooling(_f32(1, 4, 4, 3), kernel=(2, 2), layout="NHWC")
+                       num_filter=2, layout="NDHWC")
+    with pytest.raises(MXNetError, match="Pooling.*NDHWC"):
+        nd.Pooling(_f32(1, 4, 4, 3), kernel=(2, 2), layout="NDHWC")
 
 
 def test_pooling_errors():

@@ -1,11 +1,5 @@
 """``Custom`` operators in symbols, executors and hybridized blocks.
 
-PENDING: this file is deliberately not named ``test_*.py``, so the default test run
-does not collect it while ``gluonlite.symbol`` (``sym.Custom``, ``bind``) and the
-CachedOp engine (``hybridize``) are still being written.  Run it explicitly with
-``python3 -m pytest -q -p no:cacheprovider tests/pending_custom_symbol.py``; once it
-passes, rename it to ``tests/symbol/test_custom_op.py``.
-
 Names, shapes and JSON attributes asserted here were read off MXNet 1.9.1.
 """
 import json

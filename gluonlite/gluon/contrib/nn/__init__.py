@@ -1,0 +1,3 @@
+"""``mx.gluon.contrib.nn``: MXNet 1.9's contrib layers."""
+from .basic_layers import *  # noqa: F401,F403
+from . import basic_layers  # noqa: F401
