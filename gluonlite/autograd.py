@@ -288,6 +288,10 @@ def _node_backward(node, out_grads, train_mode):
     if node.function is not None:
         return node.function._run_backward(out_grads)
     oc = OpContext(node.ctx.xp, node.is_train if train_mode else False, node.ctx)
+    if node.op.backward_mask:
+        need = tuple(p is not None for p in node.parents)
+        return node.op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads,
+                                need=need)
     return node.op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads)
 
 

@@ -7,6 +7,8 @@ order; gradients of entries read by several steps are summed.
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Sequence
 
 from ..base import MXNetError
@@ -71,7 +73,12 @@ class BackwardPlan:
                     zero_specs.append((tuple(shapes[s]), dtypes[s]))
             targets = tuple((j, s) for j, s in enumerate(u.ins)
                             if reach[s] and s in useful and j not in u.aux_pos)
-            steps.append((u.op.backward, u.attrs, in_pos, out_pos, u.outs, tuple(zero_specs),
+            bwd = u.op.backward
+            if getattr(u.op, "backward_mask", False):
+                # tell the op which input gradients are wanted (see OpDef.backward_mask)
+                wanted = {j for j, _ in targets}
+                bwd = functools.partial(bwd, need=tuple(j in wanted for j in range(len(u.ins))))
+            steps.append((bwd, u.attrs, in_pos, out_pos, u.outs, tuple(zero_specs),
                           targets, u.name))
         self.steps = steps
         self.saved_slots = list(saved)

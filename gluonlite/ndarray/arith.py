@@ -144,7 +144,13 @@ def _install_operators() -> None:
         return fn
 
     def inplace(name):
+        math = _FAST_MATH.get(name)
+        ufunc = getattr(np, MATH[math].ufunc) if math else None
+
         def fn(self, other):
+            if ufunc is not None and not _state.recording and \
+                    _cpu_ufunc_inplace(ufunc, self, other, type(other)):
+                return self
             return _binary(name, self, other, out=self)
         return fn
 
@@ -188,6 +194,29 @@ def _cpu_ufunc(ufunc, x: NDArray, other, kind):
         # float arrays keep their dtype with a Python scalar, as in MXNet
         return NDArray(ufunc(a, float(other)), ctx)
     return None
+
+
+def _cpu_ufunc_inplace(ufunc, x: NDArray, other, kind) -> bool:
+    """``ufunc(x, other, out=x)`` for the plain CPU cases; False where it does not apply."""
+    ctx = x._ctx
+    if ctx.device_typeid != 1:
+        return False
+    a = x._data
+    if kind is NDArray:
+        b = other._data
+        if other._ctx is not ctx or a.dtype != b.dtype:
+            return False
+    elif kind in _SCALAR_TYPES and a.dtype in _FLOATS:
+        b = float(other)
+    else:
+        return False
+    try:
+        ufunc(a, b, out=a)
+    except ValueError:  # does not broadcast to x's shape: the general path explains
+        return False
+    x._bump()
+    x._entry = None
+    return True
 
 
 def _comparison(name):

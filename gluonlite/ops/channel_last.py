@@ -64,14 +64,14 @@ def support_channel_last(op: OpDef, moved_inputs: tuple = (0,)) -> OpDef:
         res = forward(oc, _first_attrs(attrs), ins, None)
         return [put(out, i, _to_last(xp, r)) for i, r in enumerate(res)]
 
-    def backward_any(oc, attrs, inputs, outputs, out_grads):
+    def backward_any(oc, attrs, inputs, outputs, out_grads, **kwargs):
         if not _is_last(attrs):
-            return backward(oc, attrs, inputs, outputs, out_grads)
+            return backward(oc, attrs, inputs, outputs, out_grads, **kwargs)
         xp = oc.xp
         ins = [_to_first(xp, a) if i in moved_inputs else a for i, a in enumerate(inputs)]
         outs = [_to_first(xp, o) for o in outputs] if outputs is not None else outputs
         grads = backward(oc, _first_attrs(attrs), ins, outs,
-                         [_to_first(xp, g) for g in out_grads])
+                         [_to_first(xp, g) for g in out_grads], **kwargs)
         return [_to_last(xp, g) if i in moved_inputs else g for i, g in enumerate(grads)]
 
     def infer_shape_any(attrs, in_shapes):

@@ -168,7 +168,7 @@ def _forward(oc, attrs, inputs, out):
     return [y]
 
 
-def _backward(oc, attrs, inputs, outputs, out_grads):
+def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True)):
     xp = oc.xp
     x, w = inputs[0], inputs[1]
     geo = _geometry(attrs)
@@ -177,11 +177,12 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
         dy = dy.astype(x.dtype)
     g = attrs.num_group
     dyt = to_channel_major(xp, dy, g)
-    dx = conv_backward_data(xp, dy, w, x.shape, g, geo, dyt)
-    dw = conv_backward_weight(xp, dyt, x, w.shape, g, geo)
+    dx = conv_backward_data(xp, dy, w, x.shape, g, geo, dyt) if need[0] else None
+    dw = conv_backward_weight(xp, dyt, x, w.shape, g, geo) if need[1] else None
     grads = [dx, dw]
     if not attrs.no_bias:
-        grads.append(dyt.reshape(dyt.shape[0] * dyt.shape[1], -1).sum(axis=1))
+        grads.append(dyt.reshape(dyt.shape[0] * dyt.shape[1], -1).sum(axis=1)
+                     if need[2] else None)
     return grads
 
 
@@ -236,5 +237,6 @@ def _inputs(attrs):
 register(support_channel_last(OpDef(
     "Convolution", _forward, backward=_backward, attrs=conv_attrs(), inputs=_inputs,
     infer_shape=_infer_shape, aliases=("Convolution_v1",), backward_uses=("inputs",),
+    backward_mask=True,
     doc="N-D convolution (MXNet ``Convolution``); channel-last layouts via "
         "``channel_last``."), moved_inputs=(0, 1)))

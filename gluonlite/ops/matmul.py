@@ -193,16 +193,17 @@ def _fc_forward(oc, attrs, inputs, out):
     return [put(out, 0, y.reshape(shape))]
 
 
-def _fc_backward(oc, attrs, inputs, outputs, out_grads):
+def _fc_backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True)):
     xp = oc.xp
     x, w = inputs[0], inputs[1]
     x2 = _fc_2d(x, attrs.flatten)
     dy = out_grads[0].reshape(x2.shape[0], attrs.num_hidden)
     if dy.dtype != x.dtype:
         dy = dy.astype(x.dtype)
-    grads = [xp.matmul(dy, w).reshape(x.shape), xp.matmul(dy.T, x2)]
+    grads = [xp.matmul(dy, w).reshape(x.shape) if need[0] else None,
+             xp.matmul(dy.T, x2) if need[1] else None]
     if not attrs.no_bias:
-        grads.append(dy.sum(axis=0))
+        grads.append(dy.sum(axis=0) if need[2] else None)
     return grads
 
 
@@ -233,5 +234,5 @@ register(OpDef(
     attrs={"num_hidden": Attr("int"), "no_bias": Attr("bool", False),
            "flatten": Attr("bool", True)},
     inputs=lambda attrs: ("data", "weight") if attrs.no_bias else ("data", "weight", "bias"),
-    infer_shape=_fc_infer, backward_uses=("inputs",),
+    infer_shape=_fc_infer, backward_uses=("inputs",), backward_mask=True,
     doc="Fully connected layer ``data @ weight.T + bias`` (MXNet ``FullyConnected``)."))

@@ -135,6 +135,10 @@ class OpDef:
         ``f(attrs, inputs, outputs, out_grads) -> list`` computing the input gradients
         from NDArrays with ``nd`` operators, so that autograd can record it
         (``autograd.grad(..., create_graph=True)``); reads the same as ``backward``.
+    backward_mask : bool
+        ``backward`` accepts a keyword ``need`` (one bool per input) and may skip the
+        gradients of inputs not needed (returning ``None`` for them): a network's first
+        layer then computes no gradient for its data.
     open_attrs : bool
         Accept undeclared attributes and keep them as strings (``str(value)``), the
         way MXNet passes ``Custom``'s keyword arguments to the user's operator.
@@ -151,8 +155,9 @@ class OpDef:
                  cuda: str | None = None, cuda_grad: Sequence[str] | None = None,
                  backward_uses: tuple = ("inputs", "outputs"),
                  backward_graph: Callable | None = None, doc: str = "",
-                 open_attrs: bool = False):
+                 open_attrs: bool = False, backward_mask: bool = False):
         self.name = name
+        self.backward_mask = backward_mask
         self.open_attrs = open_attrs
         self.forward = forward
         self.backward = backward

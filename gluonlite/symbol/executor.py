@@ -208,6 +208,8 @@ class Executor:
             if g is None:
                 heads.append(self._ctx.xp.ones(out.shape, dtype=out._data.dtype))
             else:
+                if isinstance(g, NDArray) and g._ctx != self._ctx:
+                    g = g.as_in_context(self._ctx)  # MXNet copies head gradients over
                 g = getattr(g, "_data", g)
                 if tuple(g.shape) != out.shape:
                     raise MXNetError(f"Executor.backward: head gradient {k} has shape "

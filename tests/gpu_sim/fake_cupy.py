@@ -23,6 +23,7 @@ mixing NumPy and CuPy.  Modelled after CuPy 13/14 (``cupy/_core/core.pyx``):
   ``cupy.f`` (NEP 13/18).  With ``STRICT`` (the default) the stand-in raises
   instead, because xp-generic code should call ``xp.f``; :func:`set_strict`
   turns the faithful dispatch back on;
+* ``sort``/``argsort`` are always stable and accept only ``kind=None``/``"stable"``;
 * ``ufunc.at`` only for ``add``, ``subtract``, ``maximum``, ``minimum`` and
   ``cupyx.scatter_add`` / ``scatter_max`` / ``scatter_min``;
 * ``ElementwiseKernel`` is not implemented; the module's ``__name__`` is not
@@ -450,8 +451,11 @@ class ndarray:
     diagonal = _method("diagonal")
     trace = _method("trace")
     nonzero = _method("nonzero")
-    argsort = _method("argsort")
-    sort = _method("sort")
+    def argsort(self, axis=-1, kind=None):
+        return argsort(self, axis, kind)
+
+    def sort(self, axis=-1, kind=None):
+        self._a.sort(axis=axis, kind=_sort_kind(kind))
     partition = _method("partition")
     argpartition = _method("argpartition")
     repeat = _method("repeat")
@@ -533,7 +537,7 @@ atleast_3d concatenate stack hstack vstack dstack column_stack split array_split
 flip fliplr flipud roll rot90 pad where nonzero argwhere flatnonzero take take_along_axis
 put_along_axis choose compress diagonal diag diagflat tril triu trace sum prod mean var std
 max min amax amin nanmax nanmin nansum nanmean argmax argmin all any cumsum cumprod diff
-clip around round sort argsort partition argpartition searchsorted unique count_nonzero
+clip around round partition argpartition searchsorted unique count_nonzero
 matmul dot vdot inner outer tensordot einsum kron cross isclose allclose array_equal
 ascontiguousarray asfortranarray copy real imag angle nan_to_num interp bincount histogram
 digitize meshgrid indices unravel_index ravel_multi_index ix_ copyto place putmask select
@@ -583,6 +587,23 @@ for _n in _PASSTHROUGH:
         setattr(_MODULE, _n, getattr(np, _n))
 _UFUNCS.setdefault("absolute", _UFUNCS["absolute"])
 _UFUNCS["mod"] = _UFUNCS["remainder"]
+
+
+def _sort_kind(kind):
+    if kind not in (None, "stable"):
+        raise ValueError(f"fake cupy: kind={kind!r} is not supported (CuPy sorts are always "
+                         "stable)")
+    return "stable"
+
+
+def sort(a, axis=-1, kind=None):
+    """``cupy.sort``: always stable (thrust/CUB radix sort)."""
+    return ndarray(np.sort(_dev(a, "cupy.sort"), axis=axis, kind=_sort_kind(kind)))
+
+
+def argsort(a, axis=-1, kind=None):
+    """``cupy.argsort``: always stable."""
+    return ndarray(np.argsort(_dev(a, "cupy.argsort"), axis=axis, kind=_sort_kind(kind)))
 
 
 def result_type(*args):

@@ -46,3 +46,33 @@ def test_recording_still_builds_the_graph():
         y = x * x + x - 1.0
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), [3.0, 5.0])
+
+
+@pytest.mark.parametrize("dunder, arr_op", [("__iadd__", "broadcast_add"),
+                                            ("__isub__", "broadcast_sub"),
+                                            ("__imul__", "broadcast_mul")])
+def test_inplace_writes_the_same_values_into_the_same_storage(dunder, arr_op):
+    x = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    y = nd.array([0.5, 2.0])
+    expected = getattr(nd, arr_op)(x, y).asnumpy()
+    storage = x._data
+    view = x[0]  # first-axis slices are views in MXNet
+    version = x._get_chunk().version
+    res = getattr(x, dunder)(y)
+    assert res is x and x._data is storage
+    np.testing.assert_array_equal(x.asnumpy(), expected)
+    np.testing.assert_array_equal(view.asnumpy(), expected[0])
+    assert x._get_chunk().version > version
+    getattr(x, dunder)(2.0)
+    with pytest.raises(MXNetError):
+        getattr(x, dunder)(nd.ones((3,)))
+
+
+def test_inplace_on_recorded_input_is_still_detected():
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * x
+    x -= 1.0
+    with pytest.raises(MXNetError, match="modified"):
+        y.backward()
