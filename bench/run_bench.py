@@ -47,6 +47,12 @@ def main() -> None:
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
     table = run(sys.argv[1], sys.argv[2:])
+    for result in table.values():  # flat results ({"case": number}) go in one table
+        flat = {k: v for k, v in result.items() if isinstance(v, (int, float))}
+        for k in flat:
+            del result[k]
+        if flat:
+            result.setdefault("results", {}).update(flat)
     metrics = sorted({k for v in table.values() for k in v if k != "framework"})
     for metric in metrics:
         cases = list(dict.fromkeys(c for v in table.values() for c in v.get(metric, {})))
