@@ -5,3 +5,4 @@ from . import block  # noqa: F401
 from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
 from . import nn  # noqa: F401
 from . import contrib  # noqa: F401
+from . import utils  # noqa: F401
