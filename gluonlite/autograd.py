@@ -224,6 +224,8 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
     node_grads: dict = {}
     leaf_grads: dict = {}
     for h, e, hg in zip(heads, entries, head_grads):
+        if isinstance(hg, NDArray) and hg._ctx != h._ctx:
+            hg = hg.as_in_context(h._ctx)  # as MXNet, a head gradient may live elsewhere
         if hg is None:
             g = _ones_like(h._data)
             if create_graph:

@@ -27,7 +27,7 @@ class Context:
     devstr2type = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
     _default = threading.local()
 
-    __slots__ = ("device_typeid", "device_id", "_old_ctx", "_xp", "_op_contexts")
+    __slots__ = ("device_typeid", "device_id", "_xp", "_op_contexts")
 
     def __init__(self, device_type, device_id: int = 0):
         if isinstance(device_type, Context):
@@ -38,7 +38,6 @@ class Context:
                 raise MXNetError(f"Context: unknown device type '{device_type}'")
             self.device_typeid = Context.devstr2type[device_type]
             self.device_id = int(device_id)
-        self._old_ctx = None
         self._xp = None
         self._op_contexts = None
 
@@ -76,12 +75,19 @@ class Context:
     __repr__ = __str__
 
     def __enter__(self) -> "Context":
-        self._old_ctx = current_context()
-        Context._default.value = self
+        # The previous contexts go on a per-thread stack, not on the instance: one
+        # instance (an array's ``context``) is often entered again while active, as
+        # nested blocks do, and a single saved slot would then leak it as the default.
+        default = Context._default
+        stack = getattr(default, "stack", None)
+        if stack is None:
+            stack = default.stack = []
+        stack.append(getattr(default, "value", None))
+        default.value = self
         return self
 
     def __exit__(self, *exc) -> None:
-        Context._default.value = self._old_ctx
+        Context._default.value = Context._default.stack.pop()
 
     def __reduce__(self):
         return (Context, (self.device_type, self.device_id))

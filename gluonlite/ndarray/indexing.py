@@ -48,6 +48,45 @@ def _to_raw_key(x: NDArray, key):
     return key
 
 
+def _is_array(p) -> bool:
+    return hasattr(p, "shape") and not np.isscalar(p)
+
+
+def _check_device_bounds(x: NDArray, raw, key) -> None:
+    """Raise for out-of-bounds integer-array indices of a GPU array.
+
+    NumPy raises ``IndexError`` for them (and MXNet an error); CuPy silently wraps them
+    around, so on a GPU each integer index array is checked (one reduction each).
+    """
+    if array_module(x._data) is np:
+        return
+    parts = raw if isinstance(raw, tuple) else (raw,)
+    if not any(_is_array(p) for p in parts):
+        return
+
+    def width(p):  # axes of ``x`` that index part ``p`` consumes
+        if p is None:
+            return 0
+        return p.ndim if _is_array(p) and p.dtype == np.bool_ else 1
+    shape = x.shape
+    rest = len(shape) - sum(width(p) for p in parts if p is not Ellipsis)
+    xp = array_module(x._data)
+    axis = 0
+    for p in parts:
+        if p is Ellipsis:
+            axis += rest
+            continue
+        if _is_array(p) and p.dtype.kind in "iu" and axis < len(shape) and p.size:
+            n = shape[axis]
+            idx = xp.asarray(p)
+            bad = (idx < -n) | (idx >= n)
+            if bool(bad.any()):
+                raise MXNetError(f"index {key!r} is invalid for an array of shape {shape}: "
+                                 f"index {int(idx[bad][0])} is out of bounds for axis "
+                                 f"{axis} with size {n}")
+        axis += width(p)
+
+
 def _is_advanced(raw) -> bool:
     parts = raw if isinstance(raw, tuple) else (raw,)
     return any(hasattr(p, "shape") and not np.isscalar(p) for p in parts)
@@ -64,6 +103,7 @@ def getitem(x: NDArray, key) -> NDArray:
         if view is not None:
             return view
         raw = _to_raw_key(x, key)
+        _check_device_bounds(x, raw, key)
         try:
             data = x._data[raw]
         except IndexError as err:
@@ -80,6 +120,7 @@ def _recorded_getitem(x: NDArray, key) -> NDArray:
     """Indexing as registry operators, so the result is part of the recorded graph."""
     op = get_op("_index")
     raw = _to_raw_key(x, key)
+    _check_device_bounds(x, raw, key)
     # _parse, not parse_attrs: each key is a new object, and the attribute cache would
     # keep up to 512 of them (and their index arrays) alive
     return invoke(op, [x], op._parse({"key": _Key(raw)}))
@@ -111,6 +152,7 @@ def setitem(x: NDArray, key, value) -> None:
     raw = _to_raw_key(x, key)
     if isinstance(raw, tuple) and len(raw) == 1:
         raw = raw[0]
+    _check_device_bounds(x, raw, key)
     try:
         x._data[raw] = v
     except (ValueError, IndexError) as err:

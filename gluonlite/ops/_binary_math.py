@@ -54,15 +54,15 @@ def _to_dtype(y, like_dtype, out):
     return y if y.dtype == like_dtype else y.astype(like_dtype)
 
 
-def _bool_result(fn):
-    """Forward of a comparison/logical function: 0/1 in the inputs' dtype."""
+def _bool_result(fn, ufunc):
+    """Forward of a comparison/logical function: 0/1 in the inputs' dtype.
+
+    Into a given buffer, ``xp.<ufunc>(a, b, out=out)`` converts the boolean result
+    straight into the buffer's dtype (bool to any numeric dtype is a safe cast)."""
     def fwd(xp, a, b, out):
-        r = fn(xp, a, b)
-        dt = out.dtype if out is not None else _arr_dtype(a, b)
         if out is not None:
-            out[...] = r
-            return out
-        return r.astype(dt)
+            return getattr(xp, ufunc)(a, b, out=out)
+        return fn(xp, a, b).astype(_arr_dtype(a, b))
     return fwd
 
 
@@ -82,6 +82,11 @@ def _safe_divisor(xp, b):
 def _idiv(xp, a, b, out):
     """Integer division truncating toward zero; ``x / 0`` gives 0."""
     dt = _arr_dtype(a, b)
+    if out is not None and not getattr(b, "ndim", 0) and b != 0 and out.dtype == dt:
+        # a scalar divisor that is not 0: the passes below, the last one into out
+        r = xp.fmod(a, b)
+        xp.subtract(a, r, out=r)
+        return xp.floor_divide(r, b, out=out)
     bs = _safe_divisor(xp, b)
     r = xp.fmod(a, bs)
     q = xp.floor_divide(a - r, bs)
@@ -95,6 +100,8 @@ def _idiv(xp, a, b, out):
 def _mod(xp, a, b, out):
     """Python-style remainder (sign of the divisor); ``x % 0`` gives 0."""
     dt = _arr_dtype(a, b)
+    if out is not None and not getattr(b, "ndim", 0) and b != 0 and out.dtype == dt:
+        return xp.mod(a, b, out=out)
     bs = _safe_divisor(xp, b)
     r = xp.mod(a, bs)
     if getattr(b, "ndim", 0):
@@ -278,13 +285,13 @@ def _g_hypot_r(a, b, y, g):
     return g * b / y
 
 
-def _cmp(name, fn, op):
-    return BinaryMath(name, _bool_result(fn), cuda=f"y = (lhs {op} rhs) ? 1 : 0",
+def _cmp(name, fn, op, ufunc):
+    return BinaryMath(name, _bool_result(fn, ufunc), cuda=f"y = (lhs {op} rhs) ? 1 : 0",
                       uses=(), graph=None)
 
 
 def _logic(name, fn, cexpr):
-    return BinaryMath(name, _bool_result(fn), cuda=f"y = ({cexpr}) ? 1 : 0", uses=(),
+    return BinaryMath(name, _bool_result(fn, name), cuda=f"y = ({cexpr}) ? 1 : 0", uses=(),
                       graph=None)
 
 
@@ -326,12 +333,12 @@ MATH: dict[str, BinaryMath] = {m.name: m for m in [
                grhs=lambda xp, a, b, y, g: g * b / y, cuda="y = hypot(lhs, rhs)",
                cuda_grad=("lhs / y", "rhs / y"), uses=("inputs", "outputs"),
                graph=(_g_hypot_l, _g_hypot_r)),
-    _cmp("equal", lambda xp, a, b: xp.equal(a, b), "=="),
-    _cmp("not_equal", lambda xp, a, b: xp.not_equal(a, b), "!="),
-    _cmp("greater", lambda xp, a, b: xp.greater(a, b), ">"),
-    _cmp("greater_equal", lambda xp, a, b: xp.greater_equal(a, b), ">="),
-    _cmp("lesser", lambda xp, a, b: xp.less(a, b), "<"),
-    _cmp("lesser_equal", lambda xp, a, b: xp.less_equal(a, b), "<="),
+    _cmp("equal", lambda xp, a, b: xp.equal(a, b), "==", "equal"),
+    _cmp("not_equal", lambda xp, a, b: xp.not_equal(a, b), "!=", "not_equal"),
+    _cmp("greater", lambda xp, a, b: xp.greater(a, b), ">", "greater"),
+    _cmp("greater_equal", lambda xp, a, b: xp.greater_equal(a, b), ">=", "greater_equal"),
+    _cmp("lesser", lambda xp, a, b: xp.less(a, b), "<", "less"),
+    _cmp("lesser_equal", lambda xp, a, b: xp.less_equal(a, b), "<=", "less_equal"),
     _logic("logical_and", _logical_and, "lhs != 0 && rhs != 0"),
     _logic("logical_or", _logical_or, "lhs != 0 || rhs != 0"),
     _logic("logical_xor", _logical_xor, "(lhs != 0) != (rhs != 0)"),

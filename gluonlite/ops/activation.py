@@ -63,11 +63,47 @@ _ACT_GRAD = {
 }
 
 
+def _sigmoid_into(xp, x, o):
+    xp.negative(x, out=o)
+    xp.exp(o, out=o)
+    xp.add(o, 1, out=o)
+    xp.true_divide(1, o, out=o)
+
+
+def _softrelu_into(xp, x, o):
+    t = xp.abs(x)  # x is read again below: the temporary must not be o (o may be x)
+    xp.negative(t, out=t)
+    xp.exp(t, out=t)
+    xp.log1p(t, out=t)
+    xp.maximum(x, 0, out=o)
+    xp.add(o, t, out=o)
+
+
+def _softsign_into(xp, x, o):
+    t = xp.abs(x)
+    xp.add(t, 1, out=t)
+    xp.true_divide(x, t, out=o)
+
+
+# the same passes as _ACT_FORWARD, written into a buffer ``o`` of x's dtype; each stays
+# correct when ``o`` is ``x`` (in-place plans)
+_ACT_INTO = {
+    "relu": lambda xp, x, o: xp.fmax(x, 0, out=o),
+    "sigmoid": _sigmoid_into,
+    "tanh": lambda xp, x, o: xp.tanh(x, out=o),
+    "softrelu": _softrelu_into,
+    "softsign": _softsign_into,
+}
+
+
 def _act_forward(oc, attrs, inputs, out):
     x = inputs[0]
     if x.dtype.kind != "f" and attrs.act_type != "relu":
         fail("Activation", f"act_type '{attrs.act_type}' needs floating point data, got "
              f"{x.dtype.name}", x.shape)
+    if out is not None and out[0].dtype == x.dtype:
+        _ACT_INTO[attrs.act_type](oc.xp, x, out[0])
+        return [out[0]]
     y = _ACT_FORWARD[attrs.act_type](oc.xp, x)
     return [put(out, 0, y.astype(x.dtype, copy=False))]
 
@@ -123,10 +159,29 @@ def _erf(xp, x):
     return _erf_impl(xp, x)
 
 
+def _leaky_into(xp, attrs, inputs, o):
+    """leaky/prelu into ``o`` as ``x * (x > 0 ? 1 : slope)``: ``x * 1`` is ``x`` exactly and
+    ``x * slope`` is the product ``where`` picks, and x is only read before o is written."""
+    x = inputs[0]
+    t = x.dtype.type
+    if attrs.act_type == "leaky":
+        slope = t(_f32(attrs.slope))
+    else:
+        if x.ndim < 2 and inputs[1].size != 1:
+            fail("LeakyReLU", "prelu needs data with a channel axis (ndim >= 2)",
+                 x.shape, inputs[1].shape)
+        slope = _prelu_gamma(inputs[1], x.ndim)  # x's dtype (the caller checks)
+    factor = xp.where(x > 0, t(1), slope)
+    return xp.multiply(x, factor, out=o)
+
+
 def _lrelu_forward(oc, attrs, inputs, out):
     xp = oc.xp
     x = inputs[0]
     act = attrs.act_type
+    if out is not None and x.dtype.kind == "f" and out[0].dtype == x.dtype and (
+            act == "leaky" or (act == "prelu" and inputs[1].dtype == x.dtype)):
+        return [_leaky_into(xp, attrs, inputs, out[0])]
     if act == "leaky":
         y = xp.where(x > 0, x, x * _f32(attrs.slope))
     elif act == "prelu":

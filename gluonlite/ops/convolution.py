@@ -27,6 +27,8 @@ from .attrs import Attr
 from .common import fail, merge_shapes
 from .registry import OpDef, register
 from .channel_last import support_channel_last
+from ._batch_last import (conv_data_grad_batch_last, from_batch_last, head_grad_batch_last,
+                          im2col_batch_last, inner_slice, to_batch_last, use_batch_last)
 from ._window import (col2im, col2im_rows, col2im_wide, conv_out_size, crop_spatial, im2col,
                       im2col_keep, im2col_recall, matmul_scratch, pad_spatial, spatial_tuple,
                       to_channel_major, to_wide_channel_major, wide_ok)
@@ -77,14 +79,27 @@ def _prod(t) -> int:
     return p
 
 
-def _col_key(x, groups, geo):
-    return (x.shape, x.strides, x.dtype, groups, geo.kernel, geo.stride, geo.dilate, geo.pad)
+def _col_key(x, groups, geo, batch_last: bool):
+    return (x.shape, x.strides, x.dtype, groups, geo.kernel, geo.stride, geo.dilate, geo.pad,
+            batch_last)
 
 
-def _columns(xp, x, groups, geo, osz, role="col"):
-    """Columns ``(groups, C/groups * prod(kernel), N * prod(out))`` of ``x``."""
-    xpad = pad_spatial(xp, x, geo.pad, geo.pad)
-    col = im2col(xp, xpad, osz, geo.kernel, geo.stride, geo.dilate, role)
+def _batch_last(x_shape, w_shape, groups: int, geo) -> bool:
+    """Whether this convolution uses the batch-last column layout (``_batch_last.py``)."""
+    return use_batch_last(x_shape[1] // groups, w_shape[0] // groups, geo.kernel)
+
+
+def _columns(xp, x, groups, geo, osz, batch_last: bool, role="col"):
+    """Columns ``(groups, C/groups * prod(kernel), N * prod(out))`` of ``x``.
+
+    The last axis is ordered ``(N, *out)``, or ``(*out, N)`` when ``batch_last``.
+    """
+    if batch_last:
+        xt = to_batch_last(xp, x, geo.pad)
+        col = im2col_batch_last(xp, xt, osz, geo.kernel, geo.stride, geo.dilate, role)
+    else:
+        xpad = pad_spatial(xp, x, geo.pad, geo.pad)
+        col = im2col(xp, xpad, osz, geo.kernel, geo.stride, geo.dilate, role)
     return col.reshape(groups, -1, x.shape[0] * _prod(osz))
 
 
@@ -93,9 +108,12 @@ def conv_forward(xp, x, w, groups: int, geo: ConvGeometry, bias=None, out=None):
     n = x.shape[0]
     f = w.shape[0]
     osz = geo.out_sizes("Convolution", x.shape[2:])
-    col = im2col_keep(xp, x, _col_key(x, groups, geo),
-                      lambda role: _columns(xp, x, groups, geo, osz, role))
+    batch_last = _batch_last(x.shape, w.shape, groups, geo)
+    col = im2col_keep(xp, x, _col_key(x, groups, geo, batch_last),
+                      lambda role: _columns(xp, x, groups, geo, osz, batch_last, role))
     y = matmul_scratch(xp, w.reshape(groups, f // groups, -1), col, "mm")  # (g, Fg, N*P)
+    if batch_last:
+        return from_batch_last(xp, y, (n, f) + osz, bias, out)
     y = y.reshape((f, n) + osz).swapaxes(0, 1)
     if bias is not None:
         b = bias.reshape((1, f) + (1,) * geo.nd)
@@ -109,10 +127,20 @@ def conv_forward(xp, x, w, groups: int, geo: ConvGeometry, bias=None, out=None):
 
 
 def conv_backward_data(xp, dy, w, x_shape, groups: int, geo: ConvGeometry, dyt=None):
-    """Data gradient of a convolution (``dyt``: ``dy`` channel-major, if already made)."""
+    """Data gradient of a convolution.
+
+    ``dyt``: ``dy`` as ``head_grad`` makes it, if already made.
+    """
     n, c = x_shape[:2]
     osz = tuple(dy.shape[2:])
     padded = tuple(s + 2 * p for s, p in zip(x_shape[2:], geo.pad))
+    if _batch_last(x_shape, w.shape, groups, geo):
+        if dyt is None:
+            dyt = head_grad_batch_last(xp, dy, groups)
+        dxt = conv_data_grad_batch_last(xp, dyt, w, n, padded, osz, geo)  # (C, *padded, N)
+        if any(geo.pad):
+            dxt = dxt[inner_slice(geo.pad, x_shape[2:])]
+        return dxt.transpose((dxt.ndim - 1,) + tuple(range(dxt.ndim - 1))).copy()
     wm = w.reshape(groups, w.shape[0] // groups, -1).transpose(0, 2, 1)
     if wide_ok(geo.stride):
         # columns over every anchor of a padded row: contiguous adds in col2im
@@ -136,12 +164,20 @@ def conv_backward_data(xp, dy, w, x_shape, groups: int, geo: ConvGeometry, dyt=N
     return dxt.swapaxes(0, 1).copy()  # dxt lives in a scratch buffer
 
 
+def head_grad(xp, dy, x_shape, w_shape, groups: int, geo: ConvGeometry):
+    """The head gradient as ``(g, Fg, N*P)``, its last axis ordered like the columns."""
+    if _batch_last(x_shape, w_shape, groups, geo):
+        return head_grad_batch_last(xp, dy, groups)
+    return to_channel_major(xp, dy, groups)
+
+
 def conv_backward_weight(xp, dyt, x, w_shape, groups: int, geo: ConvGeometry):
-    """Weight gradient from the channel-major head gradient ``dyt`` ``(g, Fg, N*P)``."""
-    col = im2col_recall(xp, x, _col_key(x, groups, geo))
+    """Weight gradient from the head gradient ``dyt`` (``head_grad``)."""
+    batch_last = _batch_last(x.shape, w_shape, groups, geo)
+    col = im2col_recall(xp, x, _col_key(x, groups, geo, batch_last))
     if col is None:
         osz = geo.out_sizes("Convolution", x.shape[2:])
-        col = _columns(xp, x, groups, geo, osz)
+        col = _columns(xp, x, groups, geo, osz, batch_last)
     return xp.matmul(dyt, col.transpose(0, 2, 1)).reshape(w_shape)
 
 
@@ -176,14 +212,25 @@ def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True)):
     if dy.dtype != x.dtype:
         dy = dy.astype(x.dtype)
     g = attrs.num_group
-    dyt = to_channel_major(xp, dy, g)
+    dyt = head_grad(xp, dy, x.shape, w.shape, g, geo)
     dx = conv_backward_data(xp, dy, w, x.shape, g, geo, dyt) if need[0] else None
     dw = conv_backward_weight(xp, dyt, x, w.shape, g, geo) if need[1] else None
     grads = [dx, dw]
     if not attrs.no_bias:
-        grads.append(dyt.reshape(dyt.shape[0] * dyt.shape[1], -1).sum(axis=1)
-                     if need[2] else None)
+        grads.append(bias_grad(xp, dyt) if need[2] else None)
     return grads
+
+
+def bias_grad(xp, dyt):
+    """Row sums of the head gradient ``dyt`` ``(g, Fg, M)``: the bias gradient ``(F,)``.
+
+    For BLAS dtypes a matrix-vector product with ones: about 4x faster than
+    ``sum(axis=1)`` over LeNet's first convolution (36864 columns).
+    """
+    rows = dyt.reshape(dyt.shape[0] * dyt.shape[1], -1)
+    if rows.dtype.char not in "fd":
+        return rows.sum(axis=1)
+    return xp.matmul(rows, xp.ones(rows.shape[1], rows.dtype))
 
 
 def _infer_shape(attrs, in_shapes):

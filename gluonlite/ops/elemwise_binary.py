@@ -177,6 +177,13 @@ def _add_n_forward(oc, attrs, inputs, out):
     xp = oc.xp
     if len(inputs) == 1:
         return [put(out, 0, first.copy() if out is None else first)]
+    if out is not None and len(inputs) > 2:
+        # partial sums in a temporary, the last addition into out: out may be one of the
+        # summands (an in-place plan), so it is written only by that elementwise pass
+        acc = xp.add(inputs[0], inputs[1])
+        for x in inputs[2:-1]:
+            xp.add(acc, x, out=acc)
+        return [xp.add(acc, inputs[-1], out=out[0])]
     acc = xp.add(inputs[0], inputs[1]) if out is None else xp.add(inputs[0], inputs[1],
                                                                  out=out[0])
     for x in inputs[2:]:

@@ -115,12 +115,29 @@ def _amp_target(src, dtype):
     return np.dtype(dtype) if src in (_F16, _F32) else src
 
 
+def _cast_into(xp, x, o) -> bool:
+    """Write ``x`` cast to ``o.dtype`` straight into ``o`` where :func:`_cast` is a plain
+    conversion (same dtype, or a source that is not floating); False where it is not
+    (floats to integers keep :func:`_cast`'s MXNet rules)."""
+    if x.dtype == o.dtype:
+        xp.copyto(o, x)
+        return True
+    if x.dtype.kind != "f" or o.dtype.kind in "fc":
+        o[...] = x  # the same C conversion as astype
+        return True
+    return False
+
+
 def _cast_forward(oc, attrs, inputs, out):
+    if out is not None and _cast_into(oc.xp, inputs[0], out[0]):
+        return [out[0]]
     return [put(out, 0, _cast(inputs[0], attrs.dtype))]
 
 
 def _amp_cast_forward(oc, attrs, inputs, out):
     x = inputs[0]
+    if out is not None and _cast_into(oc.xp, x, out[0]):
+        return [out[0]]
     return [put(out, 0, _cast(x, _amp_target(x.dtype, attrs.dtype)))]
 
 
@@ -218,6 +235,12 @@ def _clip_forward(oc, attrs, inputs, out):
     xp = oc.xp
     x = inputs[0]
     lo, hi = _bound(attrs.a_min, x.dtype), _bound(attrs.a_max, x.dtype)
+    if out is not None and lo <= hi and out[0].dtype == x.dtype:
+        # with lo <= hi the nested where below is max then min; the bound goes first so
+        # that ties (-0.0 against 0.0) keep x's value, as where does, and NaN stays NaN
+        o = out[0]
+        xp.maximum(lo, x, out=o)
+        return [xp.minimum(hi, o, out=o)]
     y = xp.where(x > hi, hi, xp.where(x < lo, lo, x)).astype(x.dtype, copy=False)
     return [put(out, 0, y)]
 

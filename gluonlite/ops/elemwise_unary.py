@@ -53,8 +53,61 @@ def _as_float_compute(fwd):
     return run
 
 
+def _uf(name):
+    """``into`` of a plain ufunc: ``xp.<name>(x, out=o)``."""
+    def into(xp, x, o):
+        getattr(xp, name)(x, out=o)
+    return into
+
+
+def _uf_or_copy(name):
+    """``into`` of a float rounding ufunc that leaves integers unchanged."""
+    def into(xp, x, o):
+        if x.dtype.kind == "f":
+            getattr(xp, name)(x, out=o)
+        else:
+            xp.copyto(o, x)
+    return into
+
+
+def _logical_not_into(xp, x, o):
+    xp.equal(x, 0, out=o)  # the 0/1 result converts to o's dtype
+
+
+def _sigmoid_into(xp, x, o):
+    # the same passes as _sigmoid, in o
+    xp.negative(x, out=o)
+    xp.exp(o, out=o)
+    xp.add(o, 1, out=o)
+    xp.reciprocal(o, out=o)
+
+
+def _softsign_into(xp, x, o):
+    t = xp.abs(x)  # x is read again below, so not in o (which may be x)
+    t += 1
+    xp.true_divide(x, t, out=o)
+
+
+def _recip_of(name):
+    """``into`` of ``1 / f(x)``."""
+    def into(xp, x, o):
+        getattr(xp, name)(x, out=o)
+        xp.true_divide(1, o, out=o)
+    return into
+
+
+def _reciprocal_into(xp, x, o):
+    xp.true_divide(1, x, out=o)
+
+
+def _scale_into(c):
+    def into(xp, x, o):
+        xp.multiply(x, c, out=o)
+    return into
+
+
 def _unary(name, fwd, dfdx, cuda, cuda_grad, aliases=(), uses=("inputs", "outputs"),
-           differentiable=True, doc="", graph=None, native=False):
+           differentiable=True, doc="", graph=None, native=False, into=None):
     """Register one elementwise unary operator.
 
     ``fwd(xp, x) -> y``; ``dfdx(xp, x, y) -> dy/dx``.  ``cuda`` is the CUDA C
@@ -62,11 +115,20 @@ def _unary(name, fwd, dfdx, cuda, cuda_grad, aliases=(), uses=("inputs", "output
     terms of ``x``, ``y``.  ``graph(x, y) -> dy/dx`` computes the derivative from
     NDArrays with ``nd`` operators (higher-order gradients).  ``native``: integer
     inputs are computed in their own dtype, else in float64 and cast back.
+    ``into(xp, x, o)``, optional, writes ``fwd(xp, x)`` straight into the buffer ``o``
+    of ``x``'s dtype (same values, no copy); it must stay correct when ``o`` is ``x``
+    (read ``x`` only in the first pass, or before ``o`` is written).  It serves every
+    dtype of a ``native`` op and floating dtypes of the others.
     """
     run = fwd if native else _as_float_compute(fwd)
 
     def forward(oc, attrs, inputs, out):
         x = inputs[0]
+        if out is not None and into is not None:
+            o = out[0]
+            if o.dtype == x.dtype and (native or x.dtype.kind in "fc"):
+                into(oc.xp, x, o)
+                return [o]
         y = run(oc.xp, x)
         if y is x:
             y = x.copy()
@@ -157,25 +219,25 @@ _unary("round", _round_half_away, _zero_grad, "y = round(x)", "0",
 _unary("rint", _rint_half_down, _zero_grad, "y = (x - floor(x)) > 0.5 ? ceil(x) : floor(x)",
        "0", doc="Round to nearest, halves toward -inf (MXNet ``rint``).", **_NAT)
 _unary("ceil", lambda xp, x: xp.ceil(x) if x.dtype.kind == "f" else x.copy(), _zero_grad,
-       "y = ceil(x)", "0", doc="Ceiling.", **_NAT)
+       "y = ceil(x)", "0", doc="Ceiling.", **_NAT, into=_uf_or_copy("ceil"))
 _unary("floor", lambda xp, x: xp.floor(x) if x.dtype.kind == "f" else x.copy(), _zero_grad,
-       "y = floor(x)", "0", doc="Floor.", **_NAT)
+       "y = floor(x)", "0", doc="Floor.", **_NAT, into=_uf_or_copy("floor"))
 _unary("trunc", lambda xp, x: xp.trunc(x) if x.dtype.kind == "f" else x.copy(), _zero_grad,
-       "y = trunc(x)", "0", doc="Round toward zero.", **_NAT)
+       "y = trunc(x)", "0", doc="Round toward zero.", **_NAT, into=_uf_or_copy("trunc"))
 _unary("fix", lambda xp, x: xp.trunc(x) if x.dtype.kind == "f" else x.copy(), _zero_grad,
-       "y = trunc(x)", "0", doc="Round toward zero (MXNet ``fix``).", **_NAT)
+       "y = trunc(x)", "0", doc="Round toward zero (MXNet ``fix``).", **_NAT, into=_uf_or_copy("trunc"))
 _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "y = (x > 0) - (x < 0)", "0",
-       doc="Sign: -1, 0 or 1.", **_NAT)
+       doc="Sign: -1, 0 or 1.", **_NAT, into=_uf("sign"))
 _unary("logical_not", lambda xp, x: (x == 0).astype(x.dtype), _zero_grad, "y = !x", "0",
-       doc="1 where the input is 0, else 0, in the input dtype.", **_NAT)
+       doc="1 where the input is 0, else 0, in the input dtype.", **_NAT, into=_logical_not_into)
 _unary("abs", lambda xp, x: xp.abs(x), lambda xp, x, y: xp.sign(x),
        "y = x < 0 ? -x : x", "(x > 0) - (x < 0)", native=True, uses=("inputs",),
-       graph=lambda x, y: _nd().sign(x), doc="Absolute value.")
+       graph=lambda x, y: _nd().sign(x), doc="Absolute value.", into=_uf("abs"))
 _unary("negative", lambda xp, x: xp.negative(x), lambda xp, x, y: -xp.ones_like(x),
        "y = -x", "-1", native=True, uses=("inputs",),
-       graph=lambda x, y: -_nd().ones_like(x), doc="Numerical negative.")
+       graph=lambda x, y: -_nd().ones_like(x), doc="Numerical negative.", into=_uf("negative"))
 _unary("square", lambda xp, x: xp.square(x), lambda xp, x, y: 2 * x, "y = x * x", "2 * x",
-       native=True, uses=("inputs",), graph=lambda x, y: 2 * x, doc="Square.")
+       native=True, uses=("inputs",), graph=lambda x, y: 2 * x, doc="Square.", into=_uf("square"))
 
 # -- exponentials, logarithms, powers ---------------------------------------------------
 def _sigmoid(xp, x):
@@ -188,81 +250,81 @@ def _sigmoid(xp, x):
 
 _unary("sigmoid", _sigmoid, lambda xp, x, y: y * (1 - y),
        "y = 1 / (1 + exp(-x))", "y * (1 - y)", uses=("outputs",),
-       graph=lambda x, y: y * (1 - y), doc="Logistic sigmoid.")
+       graph=lambda x, y: y * (1 - y), doc="Logistic sigmoid.", into=_sigmoid_into)
 _unary("softsign", lambda xp, x: x / (1 + xp.abs(x)),
        lambda xp, x, y: 1 / xp.square(1 + xp.abs(x)), "y = x / (1 + fabs(x))",
        "1 / ((1 + fabs(x)) * (1 + fabs(x)))", uses=("inputs",),
-       graph=lambda x, y: 1 / _nd().square(1 + _nd().abs(x)), doc="``x / (1 + |x|)``.")
+       graph=lambda x, y: 1 / _nd().square(1 + _nd().abs(x)), doc="``x / (1 + |x|)``.", into=_softsign_into)
 _unary("exp", lambda xp, x: xp.exp(x), lambda xp, x, y: y, "y = exp(x)", "y",
-       uses=("outputs",), graph=lambda x, y: y, doc="Exponential.")
+       uses=("outputs",), graph=lambda x, y: y, doc="Exponential.", into=_uf("exp"))
 _unary("expm1", lambda xp, x: xp.expm1(x), lambda xp, x, y: y + 1, "y = expm1(x)", "y + 1",
-       uses=("outputs",), graph=lambda x, y: y + 1, doc="``exp(x) - 1``.")
+       uses=("outputs",), graph=lambda x, y: y + 1, doc="``exp(x) - 1``.", into=_uf("expm1"))
 _unary("log", lambda xp, x: xp.log(x), lambda xp, x, y: 1 / x, "y = log(x)", "1 / x",
-       uses=("inputs",), graph=lambda x, y: _nd().reciprocal(x), doc="Natural logarithm.")
+       uses=("inputs",), graph=lambda x, y: _nd().reciprocal(x), doc="Natural logarithm.", into=_uf("log"))
 _unary("log10", lambda xp, x: xp.log10(x), lambda xp, x, y: 1 / (x * _LN10),
        "y = log10(x)", f"1 / (x * {_LN10!r})", uses=("inputs",),
-       graph=lambda x, y: _nd().reciprocal(x) * (1 / _LN10), doc="Base-10 logarithm.")
+       graph=lambda x, y: _nd().reciprocal(x) * (1 / _LN10), doc="Base-10 logarithm.", into=_uf("log10"))
 _unary("log2", lambda xp, x: xp.log2(x), lambda xp, x, y: 1 / (x * _LN2),
        "y = log2(x)", f"1 / (x * {_LN2!r})", uses=("inputs",),
-       graph=lambda x, y: _nd().reciprocal(x) * (1 / _LN2), doc="Base-2 logarithm.")
+       graph=lambda x, y: _nd().reciprocal(x) * (1 / _LN2), doc="Base-2 logarithm.", into=_uf("log2"))
 _unary("log1p", lambda xp, x: xp.log1p(x), lambda xp, x, y: 1 / (1 + x), "y = log1p(x)",
        "1 / (1 + x)", uses=("inputs",), graph=lambda x, y: _nd().reciprocal(x + 1),
-       doc="``log(1 + x)``.")
+       doc="``log(1 + x)``.", into=_uf("log1p"))
 _unary("sqrt", lambda xp, x: xp.sqrt(x), lambda xp, x, y: 0.5 / y, "y = sqrt(x)",
        "0.5 / y", uses=("outputs",), graph=lambda x, y: 0.5 * _nd().reciprocal(y),
-       doc="Square root.")
+       doc="Square root.", into=_uf("sqrt"))
 _unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda xp, x, y: -0.5 * y * y * y,
        "y = rsqrt(x)", "-0.5 * y * y * y", uses=("outputs",),
-       graph=lambda x, y: -0.5 * y * y * y, doc="``1 / sqrt(x)``.")
+       graph=lambda x, y: -0.5 * y * y * y, doc="``1 / sqrt(x)``.", into=_recip_of("sqrt"))
 _unary("cbrt", lambda xp, x: xp.cbrt(x), lambda xp, x, y: 1 / (3 * y * y), "y = cbrt(x)",
        "1 / (3 * y * y)", uses=("outputs",),
-       graph=lambda x, y: _nd().reciprocal(3 * y * y), doc="Cube root.")
+       graph=lambda x, y: _nd().reciprocal(3 * y * y), doc="Cube root.", into=_uf("cbrt"))
 _unary("rcbrt", lambda xp, x: 1 / xp.cbrt(x), lambda xp, x, y: -(y * y * y * y) / 3,
        "y = rcbrt(x)", "-(y * y * y * y) / 3", uses=("outputs",),
-       graph=lambda x, y: (y * y * y * y) * (-1.0 / 3), doc="``1 / cbrt(x)``.")
+       graph=lambda x, y: (y * y * y * y) * (-1.0 / 3), doc="``1 / cbrt(x)``.", into=_recip_of("cbrt"))
 _unary("reciprocal", lambda xp, x: 1 / x, lambda xp, x, y: -(y * y), "y = 1 / x",
-       "-(y * y)", uses=("outputs",), graph=lambda x, y: -(y * y), doc="``1 / x``.")
+       "-(y * y)", uses=("outputs",), graph=lambda x, y: -(y * y), doc="``1 / x``.", into=_reciprocal_into)
 
 # -- trigonometric and hyperbolic -------------------------------------------------------
 _unary("sin", lambda xp, x: xp.sin(x), lambda xp, x, y: xp.cos(x), "y = sin(x)", "cos(x)",
-       uses=("inputs",), graph=lambda x, y: _nd().cos(x), doc="Sine.")
+       uses=("inputs",), graph=lambda x, y: _nd().cos(x), doc="Sine.", into=_uf("sin"))
 _unary("cos", lambda xp, x: xp.cos(x), lambda xp, x, y: -xp.sin(x), "y = cos(x)",
-       "-sin(x)", uses=("inputs",), graph=lambda x, y: -_nd().sin(x), doc="Cosine.")
+       "-sin(x)", uses=("inputs",), graph=lambda x, y: -_nd().sin(x), doc="Cosine.", into=_uf("cos"))
 _unary("tan", lambda xp, x: xp.tan(x), lambda xp, x, y: 1 + y * y, "y = tan(x)",
-       "1 + y * y", uses=("outputs",), graph=lambda x, y: y * y + 1, doc="Tangent.")
+       "1 + y * y", uses=("outputs",), graph=lambda x, y: y * y + 1, doc="Tangent.", into=_uf("tan"))
 _unary("arcsin", lambda xp, x: xp.arcsin(x), lambda xp, x, y: 1 / xp.sqrt(1 - x * x),
        "y = asin(x)", "rsqrt(1 - x * x)", uses=("inputs",),
-       graph=lambda x, y: _nd().rsqrt(1 - x * x), doc="Inverse sine.")
+       graph=lambda x, y: _nd().rsqrt(1 - x * x), doc="Inverse sine.", into=_uf("arcsin"))
 _unary("arccos", lambda xp, x: xp.arccos(x), lambda xp, x, y: -1 / xp.sqrt(1 - x * x),
        "y = acos(x)", "-rsqrt(1 - x * x)", uses=("inputs",),
-       graph=lambda x, y: -_nd().rsqrt(1 - x * x), doc="Inverse cosine.")
+       graph=lambda x, y: -_nd().rsqrt(1 - x * x), doc="Inverse cosine.", into=_uf("arccos"))
 _unary("arctan", lambda xp, x: xp.arctan(x), lambda xp, x, y: 1 / (1 + x * x),
        "y = atan(x)", "1 / (1 + x * x)", uses=("inputs",),
-       graph=lambda x, y: _nd().reciprocal(x * x + 1), doc="Inverse tangent.")
+       graph=lambda x, y: _nd().reciprocal(x * x + 1), doc="Inverse tangent.", into=_uf("arctan"))
 _unary("sinh", lambda xp, x: xp.sinh(x), lambda xp, x, y: xp.cosh(x), "y = sinh(x)",
        "cosh(x)", uses=("inputs",), graph=lambda x, y: _nd().cosh(x),
-       doc="Hyperbolic sine.")
+       doc="Hyperbolic sine.", into=_uf("sinh"))
 _unary("cosh", lambda xp, x: xp.cosh(x), lambda xp, x, y: xp.sinh(x), "y = cosh(x)",
        "sinh(x)", uses=("inputs",), graph=lambda x, y: _nd().sinh(x),
-       doc="Hyperbolic cosine.")
+       doc="Hyperbolic cosine.", into=_uf("cosh"))
 _unary("tanh", lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y, "y = tanh(x)",
        "1 - y * y", uses=("outputs",), graph=lambda x, y: 1 - y * y,
-       doc="Hyperbolic tangent.")
+       doc="Hyperbolic tangent.", into=_uf("tanh"))
 _unary("arcsinh", lambda xp, x: xp.arcsinh(x), lambda xp, x, y: 1 / xp.sqrt(x * x + 1),
        "y = asinh(x)", "rsqrt(x * x + 1)", uses=("inputs",),
-       graph=lambda x, y: _nd().rsqrt(x * x + 1), doc="Inverse hyperbolic sine.")
+       graph=lambda x, y: _nd().rsqrt(x * x + 1), doc="Inverse hyperbolic sine.", into=_uf("arcsinh"))
 _unary("arccosh", lambda xp, x: xp.arccosh(x), lambda xp, x, y: 1 / xp.sqrt(x * x - 1),
        "y = acosh(x)", "rsqrt(x * x - 1)", uses=("inputs",),
-       graph=lambda x, y: _nd().rsqrt(x * x - 1), doc="Inverse hyperbolic cosine.")
+       graph=lambda x, y: _nd().rsqrt(x * x - 1), doc="Inverse hyperbolic cosine.", into=_uf("arccosh"))
 _unary("arctanh", lambda xp, x: xp.arctanh(x), lambda xp, x, y: 1 / (1 - x * x),
        "y = atanh(x)", "1 / (1 - x * x)", uses=("inputs",),
-       graph=lambda x, y: _nd().reciprocal(1 - x * x), doc="Inverse hyperbolic tangent.")
+       graph=lambda x, y: _nd().reciprocal(1 - x * x), doc="Inverse hyperbolic tangent.", into=_uf("arctanh"))
 _unary("degrees", lambda xp, x: x * _DEG_PER_RAD, lambda xp, x, y: xp.full_like(x, _DEG_PER_RAD),
        "y = x * " + repr(_DEG_PER_RAD), repr(_DEG_PER_RAD), uses=("inputs",),
-       graph=lambda x, y: _nd().ones_like(x) * _DEG_PER_RAD, doc="Radians to degrees.")
+       graph=lambda x, y: _nd().ones_like(x) * _DEG_PER_RAD, doc="Radians to degrees.", into=_scale_into(_DEG_PER_RAD))
 _unary("radians", lambda xp, x: x * _RAD_PER_DEG, lambda xp, x, y: xp.full_like(x, _RAD_PER_DEG),
        "y = x * " + repr(_RAD_PER_DEG), repr(_RAD_PER_DEG), uses=("inputs",),
-       graph=lambda x, y: _nd().ones_like(x) * _RAD_PER_DEG, doc="Degrees to radians.")
+       graph=lambda x, y: _nd().ones_like(x) * _RAD_PER_DEG, doc="Degrees to radians.", into=_scale_into(_RAD_PER_DEG))
 
 # -- special functions ------------------------------------------------------------------
 _unary("erf", special.erf, lambda xp, x, y: _TWO_OVER_SQRT_PI * xp.exp(-x * x),

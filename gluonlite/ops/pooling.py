@@ -157,9 +157,13 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     plan = _PoolPlan(attrs, x.shape)
     kind = attrs.pool_type
     padded = x.shape[:2] + tuple(n + a + b for n, a, b in zip(x.shape[2:], plan.lo, plan.hi))
-    dx = xp.zeros(padded, dtype=x.dtype)
     slices = plan.slices()
     overlap = any(s < k for s, k in zip(plan.stride, plan.kernel))
+    lp = kind == "lp" and _p_value(attrs) != 1
+    # windows tiling the padded input exactly: every element is assigned below
+    tiled = not lp and all(s == k and o * k == n for s, k, o, n in
+                           zip(plan.stride, plan.kernel, plan.out, padded[2:]))
+    dx = xp.empty(padded, dtype=x.dtype) if tiled else xp.zeros(padded, dtype=x.dtype)
     if kind == "max":
         xpad = pad_spatial(xp, x, plan.lo, plan.hi, _lowest(x.dtype))
         # the first maximum of each window (row-major scan) takes the gradient
@@ -174,7 +178,7 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
                 dx[sl] += hit * dy
             else:
                 xp.multiply(hit, dy, out=dx[sl])
-    elif kind == "lp" and _p_value(attrs) != 1:
+    elif lp:
         p = _p_value(attrs)
         xpad = pad_spatial(xp, x, plan.lo, plan.hi, 0)
         safe = xp.where(y == 0, 1, y)

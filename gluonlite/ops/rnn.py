@@ -162,6 +162,10 @@ def _run(oc, attrs, inputs, keep, masks=None):
         lengths = inputs[4 if lstm else 3].astype(np.int64)
     dirs = _dirs(attrs)
     t_len, n, in_size = x.shape
+    if lengths is not None and lengths.size and bool(((lengths < 0) | (lengths > t_len)).any()):
+        # checked here: a length past the end would index out of bounds, which CuPy
+        # wraps around silently (one device sync per call on a GPU)
+        fail(_OP, f"sequence_length values must be in [0, {t_len}]", x.shape, lengths.shape)
     hid = attrs.state_size
     weights = _unpack(params, mode, attrs.num_layers, dirs, in_size, hid)
     clip = _clip(attrs)

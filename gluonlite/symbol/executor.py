@@ -56,6 +56,15 @@ def _grad_reqs(grad_req, arg_names: list) -> list:
     return reqs
 
 
+def _check_contexts(ctx, names, args, grads) -> None:
+    """As MXNet: arguments and gradient arrays must live on the bind context."""
+    for what, arrays in (("Input", args), ("Gradient", grads)):
+        for n, a in zip(names, arrays):
+            if a is not None and getattr(a, "_ctx", ctx) != ctx:
+                raise MXNetError(f"bind: {what} array '{n}' is in {a._ctx} while binding "
+                                 f"with ctx={ctx}. All arrays must be in the bind context")
+
+
 class Executor:
     """A bound graph (MXNet's ``mx.executor.Executor``).
 
@@ -89,6 +98,7 @@ class Executor:
                                  f"{type(a).__name__}")
         self._grads_given = args_grad is not None
         self._grads = _as_list("args_grad", args_grad, self._arg_names, allow_none=True)
+        _check_contexts(ctx, self._arg_names, self.arg_arrays, self._grads)
         reqs = _grad_reqs(grad_req, self._arg_names)
         self._grad_req = [r if g is not None else "null" for r, g in zip(reqs, self._grads)]
         if self._aux_names and aux_states is None:

@@ -9,10 +9,13 @@ main thread, so that tests written for the CPU run their arrays on the simulated
 GPU (an audit mode: tests that check contexts or dtypes of host results fail there
 by design).  ``GLUONLITE_SIM_STRICT=0`` makes NumPy functions on device arrays dispatch as
 CuPy does instead of raising (see ``fake_cupy.set_strict``).  Tests that need
-real CUDA (generated ``ElementwiseKernel``s, DLPack) fail by design here.
+real CUDA (generated ``ElementwiseKernel``s, DLPack) fail by design here; ``import
+cupy`` in a test gives the stand-in.
 """
 import os
+import sys
 
+from . import fake_cupy
 from .simulated import simulated_gpu
 
 _state = {}
@@ -23,6 +26,9 @@ def pytest_configure(config):
     cm = simulated_gpu(strict=strict)
     cm.__enter__()
     _state["cm"] = cm
+    # GPU tests that ``import cupy`` themselves get the stand-in too
+    _state["cupy"] = sys.modules.get("cupy")
+    sys.modules["cupy"] = fake_cupy
     if os.environ.get("GLUONLITE_SIM_DEFAULT_GPU") == "1":
         import gluonlite as mx  # noqa: PLC0415
         mx.Context._default.value = mx.gpu(0)
@@ -32,6 +38,12 @@ def pytest_unconfigure(config):
     if os.environ.get("GLUONLITE_SIM_DEFAULT_GPU") == "1":
         import gluonlite as mx  # noqa: PLC0415
         mx.Context._default.value = None
+    if "cupy" in _state:
+        old = _state.pop("cupy")
+        if old is None:
+            sys.modules.pop("cupy", None)
+        else:
+            sys.modules["cupy"] = old
     cm = _state.pop("cm", None)
     if cm is not None:
         cm.__exit__(None, None, None)

@@ -19,7 +19,7 @@ from . import fake_cupy
 def simulated_gpu(strict: bool = True):
     """Within the block, ``gpu(0)`` runs on the fake CuPy (``strict``: see
     :func:`fake_cupy.set_strict`)."""
-    saved = (backend._cupy, backend._cupy_checked, backend._gpu_count, fake_cupy.STRICT)
+    saved = (backend._cupy, backend._cupy_checked, backend._gpu_count, fake_cupy.is_strict())
     saved_mods = {k: sys.modules.get(k) for k in fake_cupy.cupyx_modules()}
     backend._cupy, backend._cupy_checked, backend._gpu_count = fake_cupy, True, 1
     fake_cupy.set_strict(strict)

@@ -14,7 +14,7 @@ from .simulated import simulated_gpu
 
 @pytest.fixture
 def strict():
-    old = cp.STRICT
+    old = cp.is_strict()
     cp.set_strict(True)
     yield
     cp.set_strict(old)

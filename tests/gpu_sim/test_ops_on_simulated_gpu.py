@@ -1,9 +1,13 @@
 """Every op-harness sample on the simulated GPU (fake CuPy), against the CPU.
 
-Forward outputs and input gradients (random head gradients) must match the NumPy
-run; any NumPy/CuPy mixing in an operator raises inside the fake CuPy.  Random
-operators (samples with ``check``) are run and checked but not compared.
+Imperatively and through a CachedOp (the operator between copies, so it reads and
+writes planned buffers given as ``out``, with the GPU fusion rewrite on), forward
+outputs and input gradients (random head gradients) must match the NumPy run; any
+NumPy/CuPy mixing in an operator raises inside the fake CuPy.  Random operators
+(samples with ``check``) are run and checked but not compared.
 """
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -11,6 +15,9 @@ import gluonlite as mx
 from gluonlite.ndarray import _api
 from gluonlite.ops.registry import get_op
 
+from gluonlite.engine import CachedOp
+
+from ..engine.graphs import cached_run, grad_inputs, sandwich_symbol
 from ..ops.harness import _as_list, _grad_inputs, run_forward
 from ..ops.samples import all_samples
 from .simulated import simulated_gpu
@@ -68,3 +75,73 @@ def test_simulated_gpu_parity(gpu, name, index):
     for i, c, g in zip(which, cpu_grads, gpu_grads):
         np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-7,
                                    err_msg=f"{name}: simulated-gpu gradient of input {i}")
+
+
+@pytest.mark.parametrize("fusion", ["fused", "unfused"])
+@pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_simulated_gpu_cached_op(gpu, monkeypatch, name, index, fusion):
+    """Fused: the GPU rewrite groups the copies with elementwise operators (their members
+    run one by one here, as no CUDA kernel can be compiled); unfused: every operator
+    writes into its planned ``out`` buffers."""
+    monkeypatch.setenv("GLUONLITE_FUSION", "1" if fusion == "fused" else "0")
+    sample = SAMPLES[name][index]
+    which = grad_inputs(name, sample)
+    use_hg = sample.grad_ref is None
+    runs = []
+    for ctx in (mx.cpu(), mx.gpu(0)):
+        cop = CachedOp(sandwich_symbol(name, sample), {"static_alloc": True})
+        with ctx:
+            runs.append(cached_run(cop, sample, which, use_hg))
+            if sample.check is None:
+                runs[-1][0].extend(cached_run(cop, sample, [], False)[0])  # inference plan
+    if sample.check is not None:
+        sample.check(runs[1][0], [a.copy() for a in sample.inputs])
+        return
+    (c_out, c_grads, c_ins), (g_out, g_grads, g_ins) = runs
+    for what, cs, gs in (("forward", c_out, g_out), ("inputs after the call", c_ins, g_ins),
+                         ("gradients", [c_grads[i] for i in which],
+                          [g_grads[i] for i in which])):
+        for c, g in zip(cs, gs):
+            assert g.dtype == c.dtype, f"{name} cached {what}: dtype {g.dtype}, cpu {c.dtype}"
+            np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-7,
+                                       err_msg=f"{name} simulated-gpu CachedOp {what}")
+
+
+def _index_like(a) -> bool:
+    """Small non-negative integer values: indices, labels, lengths."""
+    return (a.size > 0 and a.dtype.kind in "iuf" and bool(np.all(np.mod(a, 1) == 0))
+            and a.min() >= 0 and a.max() <= 64)
+
+
+OOB_CASES = [(n, i, j) for n, i in CASES if SAMPLES[n][i].check is None
+             for j, a in enumerate(SAMPLES[n][i].inputs) if _index_like(a)]
+
+
+def _outcome(name, sample, ctx):
+    try:
+        with ctx:
+            outs, _ = run_forward(name, sample, ctx=ctx)
+        return [o.asnumpy() for o in outs]
+    except mx.base.MXNetError:
+        return "error"
+
+
+@pytest.mark.parametrize("name,index,j", OOB_CASES,
+                         ids=[f"{n}-{i}-in{j}" for n, i, j in OOB_CASES])
+def test_out_of_range_indices_behave_as_on_cpu(gpu, name, index, j):
+    """CuPy wraps out-of-bounds gathers around where NumPy raises: an index-like input
+    set far out of range must give the CPU's outcome (the same error, or the same
+    clipped/ignored result) on the GPU."""
+    sample = SAMPLES[name][index]
+    for bad in (1000, -1000):
+        a = sample.inputs[j].copy()
+        a.reshape(-1)[0] = bad
+        if a.dtype.kind == "u" and bad < 0:
+            continue
+        s = dataclasses.replace(sample, inputs=[*sample.inputs[:j], a, *sample.inputs[j + 1:]])
+        cpu, gpu_res = _outcome(name, s, mx.cpu()), _outcome(name, s, mx.gpu(0))
+        if isinstance(cpu, str) or isinstance(gpu_res, str):
+            assert cpu == gpu_res, f"{name}: cpu gives {cpu!s:.60}, gpu {gpu_res!s:.60}"
+            continue
+        for c, g in zip(cpu, gpu_res):
+            np.testing.assert_array_equal(g, c, err_msg=f"{name} with index {bad}")
