@@ -2,22 +2,17 @@
 
 Everything works on channel-first data ``(N, C, *spatial)`` with 1 to 3
 spatial dimensions, written once against ``xp`` (numpy or cupy).  Windows are
-strided slices (one per kernel offset) and ``as_strided`` views of padded,
-flattened buffers; the heavy lifting is one GEMM per group.
+strided slices, one per kernel offset; the heavy lifting is one GEMM per group.
 
 Column layouts (``C`` channels, ``K = prod(kernel)``, ``P = prod(out)``):
 
 * ``im2col``: ``(C, *kernel, N, *out)``, i.e. the ``(C*K, N*P)`` right operand
   of one GEMM per group (the batch inside the GEMM: one large GEMM instead of
   ``N`` small ones measured about twice as fast);
-* "wide" (unit stride along the last axis): the last output axis is widened to
-  the padded input width with zero gradient columns, so scattering back is a
-  run of contiguous adds (``col2im_wide``, ``col2im_rows``).
+* batch-last ``(C, *kernel, *out, N)``: see ``_batch_last``.
 
 Measured on LeNet shapes (2 CPU cores): building columns with one strided copy
-per kernel offset beat a single copy of a 6-D ``as_strided`` window view, and
-``col2im`` by strided adds with short rows (8 elements) was 3x slower than the
-wide layout, whose zero columns cost 1.5x more GEMM work.
+per kernel offset beat a single copy of a 6-D ``as_strided`` window view.
 """
 from __future__ import annotations
 
@@ -213,108 +208,3 @@ def from_channel_major(xp, y, n: int, spatial, out=None):
 def crop_spatial(x, lo, sizes):
     """The ``[lo:lo+size]`` block of each spatial axis (a view)."""
     return x[spatial_slice(lo, sizes)]
-
-
-def wide_ok(stride) -> bool:
-    """Whether the "wide" column layout applies (unit stride along the last axis)."""
-    return stride[-1] == 1
-
-
-def to_wide_channel_major(xp, dy, groups: int, last_padded: int):
-    """``(N, F, *out)`` -> ``(groups, F/groups, N * prod(out[:-1]) * last_padded)``.
-
-    The last axis is widened to the padded input width with zeros: every anchor
-    of a padded row is a column, so that ``col2im_wide`` adds contiguous runs.
-    """
-    n, f = dy.shape[:2]
-    wide = scratch(xp, (f, n) + dy.shape[2:-1] + (last_padded,), dy.dtype, "wide")
-    wide[..., dy.shape[-1]:] = 0
-    wide[..., :dy.shape[-1]] = dy.swapaxes(0, 1)
-    return wide.reshape(groups, f // groups, -1)
-
-
-def col2im_wide(xp, dcol, c: int, n: int, padded, out_sizes, kernel, stride, dilate):
-    """``col2im`` for columns ``(C, *kernel, N, *out[:-1], padded[-1])``.
-
-    Needs unit stride along the last axis.  The columns of the padding anchors
-    (last-axis positions past the output) must be zero.  Each kernel offset is
-    one add of runs of ``padded[-1]`` (or whole planes, with unit strides)
-    contiguous elements into the flat ``(C, N * prod(padded))`` result.
-    Returns ``(C, N, *padded)`` (a view of a scratch buffer).
-    """
-    nd = len(kernel)
-    plane = 1
-    for p in padded:
-        plane *= p
-    extra = (kernel[-1] - 1) * dilate[-1]
-    flat = scratch(xp, (c, n * plane + extra), dcol.dtype, "col2im", zero=True)
-    e = flat.itemsize
-    # element strides of the padded grid, per spatial axis
-    axis_stride = []
-    acc = 1
-    for p in reversed(padded):
-        axis_stride.insert(0, acc)
-        acc *= p
-    shape = (c, n) + tuple(out_sizes[:-1]) + (padded[-1],)
-    strides = (flat.strides[0], plane * e) + tuple(
-        s * a * e for s, a in zip(stride[:-1], axis_stride[:-1])) + (e,)
-    for off in kernel_offsets(kernel):
-        start = sum(o * d * a for o, d, a in zip(off, dilate, axis_stride))
-        view = xp.lib.stride_tricks.as_strided(flat[:, start:], shape=shape, strides=strides)
-        view += dcol[(slice(None),) + off]
-    del nd
-    return flat[:, :n * plane].reshape((c, n) + tuple(padded))
-
-
-def col2im_rows(xp, dyw, w, c: int, n: int, padded, out_sizes, kernel, stride, dilate):
-    """Data gradient ``(C, N, *padded)`` of a unit-last-stride convolution, by kernel rows.
-
-    ``dyw`` is the widened channel-major head gradient ``(g, F/g, L)``
-    (``to_wide_channel_major``).  Shifting it by ``j * dilate[-1]`` along its
-    flat last axis gives, for every last-axis kernel offset ``j`` at once, the
-    gradient aligned with the input row (the zero padding anchors absorb the
-    shift), so one GEMM ``(g, rows, C/g, F/g * k_last) @ (g, 1, F/g * k_last, L)``
-    leaves only ``prod(kernel[:-1])`` contiguous adds.  Cheaper than
-    ``col2im_wide`` when ``F <= C * prod(kernel[:-1])``.
-    """
-    g, fg, length = dyw.shape
-    cg = c // g
-    kl, dl = kernel[-1], dilate[-1]
-    shifted = scratch(xp, (g, fg, kl, length), dyw.dtype, "rows")
-    for j in range(kl):
-        s = j * dl
-        if s:
-            shifted[:, :, j, :s] = 0
-            shifted[:, :, j, s:] = dyw[:, :, :length - s]
-        else:
-            shifted[:, :, j] = dyw
-    rest = tuple(kernel[:-1])
-    nrest = 1
-    for k in rest:
-        nrest *= k
-    # (F, Cg, *rest, kl) -> (g, rest, Cg, Fg * kl)
-    nd = len(kernel)
-    wr = w.reshape((g, fg, cg) + tuple(kernel))
-    wr = wr.transpose((0,) + tuple(range(3, 2 + nd)) + (2, 1, 2 + nd))
-    wr = xp.ascontiguousarray(wr).reshape(g, nrest, cg, fg * kl)
-    rows = matmul_scratch(xp, wr, shifted.reshape(g, 1, fg * kl, length), "dcol")
-    plane = 1
-    for p in padded:
-        plane *= p
-    flat = scratch(xp, (c, n * plane), dyw.dtype, "col2im", zero=True)
-    e = flat.itemsize
-    axis_stride = []
-    acc = 1
-    for p in reversed(padded):
-        axis_stride.insert(0, acc)
-        acc *= p
-    inner = tuple(out_sizes[:-1]) + (padded[-1],)
-    shape = (g, cg, n) + inner
-    row = flat.strides[0]
-    strides = (cg * row, row, plane * e) + tuple(
-        s * a * e for s, a in zip(stride[:-1], axis_stride[:-1])) + (e,)
-    for r, off in enumerate(kernel_offsets(rest)):
-        start = sum(o * d * a for o, d, a in zip(off, dilate[:-1], axis_stride[:-1]))
-        view = xp.lib.stride_tricks.as_strided(flat[:, start:], shape=shape, strides=strides)
-        view += rows[:, r].reshape(shape)
-    return flat.reshape((c, n) + tuple(padded))
