@@ -143,8 +143,8 @@ def _runner(sym, location, aux_states, ctx, dtype):
             aux = {n: conv(v) for n, v in zip(aux_names, aux_states)}
         return _SymbolRunner(sym, names, aux, ctx, dtype), names, values
     if hasattr(sym, "list_arguments") or not callable(sym):
-        raise NotImplementedError("test_utils: this Symbol has no bind(); symbols arrive with the "
-                                  "Symbol layer. Pass a Python callable over NDArrays instead.")
+        raise MXNetError(f"test_utils: {type(sym).__name__} has list_arguments() but no "
+                         "bind(); pass a Symbol or a Python callable over NDArrays")
     if aux_states:
         raise MXNetError("test_utils: aux_states are only meaningful for Symbols")
     if isinstance(location, dict):

@@ -311,11 +311,11 @@ def test_checkers_with_symbol_api():
         tu.check_symbolic_forward(sym, [loc[0]], [np.zeros(2)])
 
 
-def test_symbol_without_bind_is_not_implemented():
+def test_symbol_like_object_without_bind_is_refused():
     class NoBind:
         def list_arguments(self):
             return ["x"]
-    with pytest.raises(NotImplementedError, match="Symbol layer"):
+    with pytest.raises(MXNetError, match="no bind"):
         tu.check_numeric_gradient(NoBind(), [np.ones(2)])
 
 
@@ -332,3 +332,19 @@ def test_misc_helpers():
     assert len(calls) == 2
     with tu.discard_stderr():
         os.write(2, b"this goes nowhere\n")
+
+
+def test_checkers_with_real_symbols():
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    s = x * y + mx.sym.sin(x)
+    rng = np.random.default_rng(3)
+    a, b = rng.random((3, 4)), rng.random((3, 4))
+    tu.check_symbolic_forward(s, [a, b], [a * b + np.sin(a)])
+    tu.check_symbolic_backward(s, {"x": a, "y": b}, [np.ones((3, 4))],
+                               {"x": b + np.cos(a), "y": a})
+    with pytest.raises(AssertionError):
+        tu.check_symbolic_forward(s, [a, b], [a * b])
+    tu.check_numeric_gradient(s, [a, b])
+    bn = mx.sym.BatchNorm(x, name="bn", fix_gamma=False)
+    tu.check_numeric_gradient(bn, [a, np.ones(4), np.zeros(4)],
+                              aux_states=[np.zeros(4), np.ones(4)])
