@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from ..base import MXNetError
 
 __all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson",
@@ -50,6 +52,10 @@ def _given(**kwargs) -> dict:
 def _random_helper(random: str, sampler: str | None, params: list, shape, dtype, ctx, out,
                    kwargs: dict):
     """Dispatch to the scalar sampler ``random`` or the array sampler ``sampler``."""
+    if out is not None and dtype is _Null:
+        # draw in out's dtype, so the sampler refuses an integer out (as MXNet does)
+        # instead of the draws being truncated into it
+        dtype = np.dtype(out.dtype).name
     if _is_nd(params[0]):
         for p in params[1:]:
             if not _is_nd(p):

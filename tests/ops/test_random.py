@@ -185,3 +185,15 @@ def test_sampler_inference():
     op = mx.ops.get_op("_random_randint")
     assert op.infer_type(op.parse_attrs({"low": 0, "high": 2, "shape": (2,)}), [])[1] == \
         [np.dtype("int32")]
+
+
+def test_out_of_a_dtype_the_sampler_cannot_draw_is_refused_as_in_mxnet():
+    import gluonlite as mx
+    ints = mx.nd.zeros((3,), dtype="int32")
+    with pytest.raises(mx.MXNetError, match="_random_uniform"):
+        mx.nd.random.uniform(0, 10, shape=(3,), out=ints)
+    doubles = mx.nd.zeros((3,), dtype="float64")
+    mx.nd.random.uniform(0, 10, out=doubles)
+    assert doubles.dtype == "float64" and (doubles.asnumpy() > 0).any()
+    mx.nd.random.randint(0, 10, out=ints)
+    assert ints.dtype == "int32"
