@@ -194,6 +194,6 @@ def test_out_of_a_dtype_the_sampler_cannot_draw_is_refused_as_in_mxnet():
         mx.nd.random.uniform(0, 10, shape=(3,), out=ints)
     doubles = mx.nd.zeros((3,), dtype="float64")
     mx.nd.random.uniform(0, 10, out=doubles)
-    assert doubles.dtype == "float64" and (doubles.asnumpy() > 0).any()
+    assert doubles.dtype == np.float64 and (doubles.asnumpy() > 0).any()
     mx.nd.random.randint(0, 10, out=ints)
-    assert ints.dtype == "int32"
+    assert ints.dtype == np.int32
