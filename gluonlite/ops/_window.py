@@ -119,15 +119,15 @@ def conv_out_size(op: str, size: int, k: int, s: int, d: int, p: int) -> int:
     return out
 
 
-def pad_spatial(xp, x, lo, hi, value=0.0):
+def pad_spatial(xp, x, lo, hi, value=0.0, role: str = "pad"):
     """Pad the spatial axes of ``x`` (``lo``/``hi`` per axis); no copy when all are 0.
 
-    A padded copy is a scratch buffer (role ``"pad"``).
+    A padded copy is a scratch buffer (for ``role``).
     """
     if not any(lo) and not any(hi):
         return x
     shape = x.shape[:2] + tuple(s + a + b for s, a, b in zip(x.shape[2:], lo, hi))
-    out = scratch(xp, shape, x.dtype, "pad")
+    out = scratch(xp, shape, x.dtype, role)
     out.fill(value)
     out[spatial_slice(lo, x.shape[2:])] = x
     return out
@@ -151,8 +151,7 @@ def kernel_offsets(kernel):
 
 def matmul_scratch(xp, a, b, role: str):
     """``a @ b`` (stacked) written into a scratch buffer for ``role``."""
-    shape = tuple(max(x, y) for x, y in zip(a.shape[:-2], b.shape[:-2])) + \
-        (a.shape[-2], b.shape[-1])
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     out = scratch(xp, shape, np.result_type(a.dtype, b.dtype), role)
     return xp.matmul(a, b, out=out)
 

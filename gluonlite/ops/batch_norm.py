@@ -22,6 +22,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, merge_shapes, norm_axis, put
 from .registry import OpDef, register
+from ._window import scratch
 
 _OP = "BatchNorm"
 # MXNet parses ``momentum`` as a float32; ``eps`` is a double whose default is float32(1e-3)
@@ -45,24 +46,53 @@ def _compute_dtype(dtype):
     return np.promote_types(dtype, np.float32)
 
 
+def _as3d(a, c: int):
+    """``a`` viewed as ``(before, channels, after)`` around the channel axis ``c``."""
+    pre = post = 1
+    for d in a.shape[:c]:
+        pre *= d
+    for d in a.shape[c + 1:]:
+        post *= d
+    return a.reshape(pre, a.shape[c], post)
+
+
+# Per-channel reductions of (P, C, L) data.  ``einsum`` reduces in one
+# single-threaded pass: on (32, 64, 56, 56) float32 (2 shared cores) it took
+# ~0.7 ms against ~1.4 ms for ``sum(axis=(0, 2))``, and for a product it needs
+# no full-size temporary.  A ones-vector GEMV was as fast on an idle machine but
+# ~10 ms whenever the other core was busy (BLAS threads waiting on each other).
+def _csum(xp, a):
+    return xp.einsum("pcl->c", a)
+
+
+def _cdot(xp, a, b):
+    """Per-channel ``sum(a * b)``."""
+    return xp.einsum("pcl,pcl->c", a, b)
+
+
 def _forward(oc, attrs, inputs, out):
     xp = oc.xp
     x, gamma, beta, moving_mean, moving_var = inputs
-    c, red, bshape = _layout(x.ndim, attrs.axis)
+    c, _, _ = _layout(x.ndim, attrs.axis)
     cdt = _compute_dtype(x.dtype)
     pdt = moving_mean.dtype
-    xc = x.astype(cdt, copy=False)
+    x3 = _as3d(x.astype(cdt, copy=False), c)
+    y = xp.empty(x.shape, cdt)
+    y3 = y.reshape(x3.shape)
+    # passes over the data: sum, x - mean, sum of squares, * scale, + beta
     if oc.is_train and not attrs.use_global_stats:
-        mean = xc.mean(axis=red)
-        diff = xc - mean.reshape(bshape)
-        var = (diff * diff).mean(axis=red)
+        m = x3.shape[0] * x3.shape[2]
+        mean = _csum(xp, x3) / m
+        xp.subtract(x3, mean[:, None], out=y3)
+        var = _cdot(xp, y3, y3) / m      # two-pass variance
     else:
         mean = moving_mean.astype(cdt)
         var = moving_var.astype(cdt, copy=False)
-        diff = xc - mean.reshape(bshape)
+        xp.subtract(x3, mean[:, None], out=y3)
     inv_std = 1.0 / xp.sqrt(var + attrs.eps)
     scale = inv_std if attrs.fix_gamma else gamma.astype(cdt, copy=False) * inv_std
-    y = diff * scale.reshape(bshape) + beta.astype(cdt, copy=False).reshape(bshape)
+    xp.multiply(y3, scale.astype(cdt, copy=False)[:, None], out=y3)
+    xp.add(y3, beta.astype(cdt, copy=False)[:, None], out=y3)
     return [put(out, 0, y.astype(x.dtype, copy=False)),
             put(out, 1, mean.astype(pdt, copy=False)),
             put(out, 2, inv_std.astype(pdt, copy=False))]
@@ -72,22 +102,32 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     xp = oc.xp
     x, gamma, beta, moving_mean, moving_var = inputs
     mean, inv_std = outputs[1], outputs[2]
-    c, red, bshape = _layout(x.ndim, attrs.axis)
+    c, _, _ = _layout(x.ndim, attrs.axis)
     cdt = _compute_dtype(x.dtype)
-    dy = out_grads[0].astype(cdt, copy=False)
-    xhat = (x.astype(cdt, copy=False) - mean.astype(cdt).reshape(bshape)) \
-        * inv_std.astype(cdt).reshape(bshape)
-    dbeta = dy.sum(axis=red)
-    dgamma = (dy * xhat).sum(axis=red)
+    x3 = _as3d(x.astype(cdt, copy=False), c)
+    dy3 = _as3d(out_grads[0].astype(cdt, copy=False), c)
+    mean = mean.astype(cdt)
+    inv_std = inv_std.astype(cdt)
+    dx = xp.empty(x.shape, cdt)
+    dx3 = dx.reshape(x3.shape)
+    # passes: sum(dy), x - mean, sum(dy * (x - mean)), then dx in place
+    dbeta = _csum(xp, dy3)
+    xp.subtract(x3, mean[:, None], out=dx3)
+    dgamma = _cdot(xp, dy3, dx3) * inv_std
     g = 1.0 if attrs.fix_gamma else gamma.astype(cdt)
-    scale = (g * inv_std.astype(cdt)).reshape(bshape)
+    scale = g * inv_std
     if attrs.use_global_stats:
-        dx = dy * scale
+        xp.multiply(dy3, scale[:, None], out=dx3)
     else:
-        m = x.size // max(x.shape[c], 1)
-        dx = scale * (dy - (dbeta / m).reshape(bshape) - xhat * (dgamma / m).reshape(bshape))
+        # dx = scale * (dy - dbeta/m - xhat * dgamma/m), xhat = (x - mean) * inv_std
+        m = x3.shape[0] * x3.shape[2]
+        xp.multiply(dx3, (scale * inv_std * dgamma / -m)[:, None], out=dx3)
+        xp.add(dx3, (scale * dbeta / -m)[:, None], out=dx3)
+        tmp = scratch(xp, x3.shape, cdt, "bn_dy")
+        xp.multiply(dy3, scale[:, None], out=tmp)
+        xp.add(dx3, tmp, out=dx3)
         if oc.is_train:
-            _update_moving(attrs, moving_mean, moving_var, mean, inv_std)
+            _update_moving(attrs, moving_mean, moving_var, outputs[1], outputs[2])
     if attrs.fix_gamma:
         dgamma = xp.zeros_like(dgamma)
     return [dx.astype(x.dtype, copy=False), dgamma.astype(gamma.dtype, copy=False),

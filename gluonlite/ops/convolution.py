@@ -17,7 +17,12 @@ output and the head gradient.  LeNet's second convolution (20 -> 50 channels,
 9.4 ms on one core; the first (1 -> 20) stays channel-first, where the transposes
 would cost more than they save.
 
-Backward: the weight gradient is one GEMM of the head gradient (ordered like the
+Large columns (the batch-last layout aside) and plain 1x1 kernels go to a third,
+chunked path instead (``_chunked``): the batch is processed a few MB of columns
+at a time, columns ordered ``(N, C * K, P)``, so that they stay in cache (64 ->
+64 channels, 3x3, on ``(32, 64, 56, 56)``: 231 MB of whole-batch columns).
+
+Backward (whole-batch layouts): the weight gradient is one GEMM of the head gradient (ordered like the
 columns, ``head_grad``) with the same columns (kept from the forward for that
 very input array, see ``_window.im2col_keep``, else rebuilt); the bias gradient
 a matrix-vector product with ones.  The data gradient is one exact GEMM to
@@ -31,6 +36,7 @@ from .attrs import Attr
 from .common import fail, merge_shapes
 from .registry import OpDef, register
 from .channel_last import support_channel_last
+from ._chunked import chunked_backward, chunked_forward, use_chunked
 from ._batch_last import (conv_data_grad_batch_last, from_batch_last, head_grad_batch_last,
                           im2col_batch_last, inner_slice, to_batch_last, use_batch_last)
 from ._window import (col2im, conv_out_size, crop_spatial, im2col, im2col_keep, im2col_recall,
@@ -188,12 +194,23 @@ def _check(x, w, attrs, geo):
         fail(op, f"weight has shape {tuple(w.shape)}, expected {expect}", x.shape, w.shape)
 
 
+def _chunked(xp, x, w, groups: int, geo) -> bool:
+    """Whether ``_chunked`` handles this convolution: plain 1x1 kernels, and large
+    columns unless batch-last (short rows; measured 1.3x faster there at 14x14)."""
+    return use_chunked(xp, x.shape, geo, geo.out_sizes("Convolution", x.shape[2:]),
+                       x.dtype.itemsize, _batch_last(x.shape, w.shape, groups, geo))
+
+
 def _forward(oc, attrs, inputs, out):
     xp = oc.xp
     x, w = inputs[0], inputs[1]
     geo = _geometry(attrs)
     _check(x, w, attrs, geo)
     bias = None if attrs.no_bias else inputs[2]
+    if _chunked(xp, x, w, attrs.num_group, geo):
+        osz = geo.out_sizes("Convolution", x.shape[2:])
+        return [chunked_forward(xp, x, w, attrs.num_group, geo, osz, bias,
+                                None if out is None else out[0])]
     y = conv_forward(xp, x, w, attrs.num_group, geo, bias, None if out is None else out[0])
     return [y]
 
@@ -206,6 +223,10 @@ def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True)):
     if dy.dtype != x.dtype:
         dy = dy.astype(x.dtype)
     g = attrs.num_group
+    if _chunked(xp, x, w, attrs.num_group, geo):
+        with_bias = not attrs.no_bias and len(need) > 2 and need[2]
+        grads = chunked_backward(xp, x, w, dy, g, geo, (need[0], need[1], with_bias))
+        return grads if not attrs.no_bias else grads[:2]
     dyt = head_grad(xp, dy, x.shape, w.shape, g, geo)
     dx = conv_backward_data(xp, dy, w, x.shape, g, geo, dyt) if need[0] else None
     dw = conv_backward_weight(xp, dyt, x, w.shape, g, geo) if need[1] else None

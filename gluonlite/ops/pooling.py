@@ -17,7 +17,11 @@ MXNet 1.9 (CPU) semantics reproduced here:
   plain sum, ``p=3`` the signed cube root).
 
 Every window operation loops over kernel offsets only: ``prod(kernel)``
-strided, whole-batch array operations.
+strided, whole-batch array operations.  Backward of non-overlapping, unpadded
+windows works at input resolution instead (the output gradient repeated over
+its windows), which avoids strided scatters: max pooling when every window has
+a single maximum (ties fall back to the offset scan), avg/sum when the windows
+tile the input.
 """
 from __future__ import annotations
 
@@ -158,11 +162,16 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     kind = attrs.pool_type
     padded = x.shape[:2] + tuple(n + a + b for n, a, b in zip(x.shape[2:], plan.lo, plan.hi))
     slices = plan.slices()
-    overlap = any(s < k for s, k in zip(plan.stride, plan.kernel))
+    # an axis with a single window (global pooling) never overlaps itself
+    overlap = any(s < k and o > 1 for s, k, o in zip(plan.stride, plan.kernel, plan.out))
     lp = kind == "lp" and _p_value(attrs) != 1
     # windows tiling the padded input exactly: every element is assigned below
-    tiled = not lp and all(s == k and o * k == n for s, k, o, n in
+    tiled = not lp and all((s == k or o == 1) and o * k == n for s, k, o, n in
                            zip(plan.stride, plan.kernel, plan.out, padded[2:]))
+    if kind == "max" and not overlap and not any(plan.lo) and not any(plan.hi):
+        dx = _max_grad_unique(xp, x, y, dy, plan)
+        if dx is not None:
+            return [dx]
     dx = xp.empty(padded, dtype=x.dtype) if tiled else xp.zeros(padded, dtype=x.dtype)
     if kind == "max":
         xpad = pad_spatial(xp, x, plan.lo, plan.hi, _lowest(x.dtype))
@@ -190,12 +199,93 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
         if kind == "avg":
             include = attrs.count_include_pad is None or attrs.count_include_pad
             g = dy / plan.divisor(xp, include, dy.dtype)
+        if tiled and not any(plan.lo) and not any(plan.hi):
+            return [_upsample(xp, g, plan.kernel)]     # rows in memory order
         for sl in slices:
             if overlap:
                 dx[sl] += g
             else:
                 dx[sl] = g
     return [crop_spatial(dx, plan.lo, x.shape[2:]) if any(plan.lo) or any(plan.hi) else dx]
+
+
+_PACK = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _repeat_last(xp, a, k: int, role: str | None):
+    """``repeat(a, k, axis=-1)`` for contiguous ``a`` (in scratch for ``role``).
+
+    When ``k`` copies of an element fit in one unsigned integer, each element is
+    widened and multiplied by ``0x..0001..0001``: two fast contiguous passes
+    instead of ``repeat``'s per-element copies (float32, k=2 on (32, 64, 28, 28):
+    ~0.5 ms against ~1.4 ms).
+    """
+    size = a.dtype.itemsize
+    if k == 1:
+        return a
+    if size in _PACK and size * k in _PACK:
+        wide = _PACK[size * k]
+        ones = sum(1 << (8 * size * i) for i in range(k))
+        packed = (xp.empty(a.shape, wide) if role is None
+                  else scratch(xp, a.shape, wide, role + "_pack"))
+        packed[...] = a.view(_PACK[size])
+        xp.multiply(packed, wide(ones), out=packed)
+        return packed.view(a.dtype).reshape(a.shape[:-1] + (a.shape[-1] * k,))
+    return xp.repeat(a, k, axis=-1)
+
+
+def _upsample(xp, a, kernel, role: str | None = None):
+    """Each output position repeated over its window: (N, C, *out) -> (N, C, *out*kernel).
+
+    The last axis is widened (``_repeat_last``), the others repeated whole rows
+    (planes) at a time, which beat a broadcast copy on LeNet and ResNet shapes.
+    The result is a fresh array unless ``role`` is given (then it may be scratch
+    or ``a`` itself).
+    """
+    a = xp.ascontiguousarray(a)
+    final = all(k == 1 for k in kernel[:-1])
+    up = _repeat_last(xp, a, kernel[-1], None if final and role is None else (role or "pool_up"))
+    for i, k in enumerate(kernel[:-1]):
+        if k > 1:
+            up = xp.repeat(up, k, axis=2 + i)
+    return up.copy() if up is a and role is None else up
+
+
+def _max_grad_unique(xp, x, y, dy, plan):
+    """Max-pool gradient for non-overlapping, unpadded windows, or ``None``.
+
+    Works at input resolution in memory order: the output is upsampled over its
+    windows, one contiguous ``x == y_up`` marks the maxima and ``dy`` upsampled
+    into the same buffer is masked in place.  That is only exact when every window
+    has exactly one maximum; ties (and NaN windows, which could hide a tie in the
+    count) return ``None`` for the first-maximum scan.  Measured with 2x2 windows
+    (float32, 2 cores): (32, 64, 56, 56) 8.2 ms against 11.7 ms for per-offset
+    masks on strided views (whose writes are stride-2 scatters); LeNet's
+    (64, 20, 24, 24) 0.54 against 0.74 ms and (64, 50, 8, 8) 0.15 against 0.31 ms.
+    """
+    nd, k, o = plan.nd, plan.kernel, plan.out
+    if y.dtype.kind == "f" and bool(xp.isnan(y.sum())):
+        return None
+    full = tuple(a * b for a, b in zip(o, k))
+    cropped = full != tuple(x.shape[2:])
+    xc = x[spatial_slice((0,) * nd, full)] if cropped else x
+    up = _upsample(xp, y, k, "pool_y")
+    mask = scratch(xp, up.shape, bool, "pool_hit")
+    xp.equal(xc, up, out=mask)
+    if int(xp.count_nonzero(mask)) != y.size:
+        return None                      # a tie: some window has several maxima
+    g = _upsample(xp, dy, k)
+    # bool -> dtype is one fast cast; a mixed bool * float multiply is buffered.
+    # ``up`` is dead now and has g's shape and dtype (it is ``y`` itself only for
+    # 1x..x1 windows)
+    maskf = up if any(kk > 1 for kk in k) else scratch(xp, up.shape, g.dtype, "pool_maskf")
+    maskf[...] = mask
+    xp.multiply(g, maskf, out=g)
+    if not cropped:
+        return g
+    dx = xp.zeros(x.shape, dtype=x.dtype)
+    dx[spatial_slice((0,) * nd, full)] = g
+    return dx
 
 
 def _infer_shape(attrs, in_shapes):

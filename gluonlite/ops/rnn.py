@@ -18,8 +18,9 @@ step (gradient 0 where clipped; ``lstm_state_clip_nan`` maps NaN to the minimum)
 also cuDNN's semantics, which MXNet's CPU kernel rejects.  ``projection_size``
 is not supported.
 
-Backward recomputes the forward with caches and back-propagates through time
-(see :mod:`.rnn_cells`).
+In training mode the forward keeps its caches for the backward (see
+:mod:`.rnn_saved`); a backward without them recomputes the forward first.  Then it
+back-propagates through time (see :mod:`.rnn_cells` and :mod:`.rnn_lstm`).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import numpy as np
 
 from .attrs import Attr
 from .common import fail, merge_shapes, put
+from . import rnn_saved
 from .registry import OpDef, register
 from .rnn_cells import GATES, Clip, layer_backward, layer_forward
 
@@ -215,8 +217,14 @@ def _run(oc, attrs, inputs, keep, masks=None):
 
 
 def _forward(oc, attrs, inputs, out):
-    out_, hy, cy, masks, _ = _run(oc, attrs, inputs, keep=False)
+    # in training mode keep the BPTT caches for the backward (see rnn_saved)
+    keep = oc.is_train
+    out_, hy, cy, masks, caches = _run(oc, attrs, inputs, keep=keep)
     results = [put(out, 0, out_)]
+    if keep:
+        rnn_saved.save(results[0], inputs, (masks, caches))
+    else:
+        rnn_saved.forget(results[0])
     if attrs.state_outputs:
         results.append(put(out, 1, hy))
         if attrs.mode == "lstm":
@@ -229,14 +237,18 @@ def _forward(oc, attrs, inputs, out):
 def _backward(oc, attrs, inputs, outputs, out_grads):
     xp = oc.xp
     lstm = attrs.mode == "lstm"
-    masks = outputs[_n_visible(attrs)] if _has_mask(attrs) else None
-    _, _, _, masks, caches = _run(oc, attrs, inputs, keep=True, masks=masks)
+    saved = rnn_saved.take(outputs[0], inputs)
+    if saved is not None:
+        masks, caches = saved
+    else:
+        masks = outputs[_n_visible(attrs)] if _has_mask(attrs) else None
+        _, _, _, masks, caches = _run(oc, attrs, inputs, keep=True, masks=masks)
     x, params, h0 = inputs[0], inputs[1], inputs[2]
     dirs = _dirs(attrs)
     t_len, n, in_size = x.shape
     hid = attrs.state_size
     weights = _unpack(params, attrs.mode, attrs.num_layers, dirs, in_size, hid)
-    d_params = xp.zeros(params.shape, dtype=params.dtype)
+    d_params = xp.empty(params.shape, dtype=params.dtype)     # every slice is written below
     d_weights = _unpack(d_params, attrs.mode, attrs.num_layers, dirs, in_size, hid)
     zeros_state = xp.zeros(h0.shape, dtype=x.dtype)
     d_hy = out_grads[1] if attrs.state_outputs else zeros_state
@@ -248,8 +260,7 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     for layer in range(attrs.num_layers - 1, -1, -1):
         if layer + 1 < attrs.num_layers and masks is not None:
             d_layer = d_layer * masks[layer]
-        layer_in = caches[layer * per_layer + dirs]
-        d_in = xp.zeros(layer_in.shape, dtype=x.dtype)
+        d_in = None
         for d in range(dirs):
             k = layer * dirs + d
             seq, cache, src, valid = caches[layer * per_layer + d]
@@ -268,7 +279,10 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
                 dx = _scatter_time(xp, dx, src)
             elif d == 1:
                 dx = dx[::-1]
-            d_in += dx
+            if d_in is None:
+                d_in = dx                  # a fresh array from layer_backward: ours to add into
+            else:
+                d_in += dx
             for dst, g in zip(d_weights[k], (dw_i, dw_h, db_i, db_h)):
                 dst[...] = g
             d_h0[k] = dh0

@@ -4,6 +4,8 @@ Each recurrence runs over time-major data ``x`` of shape ``(T, N, I)``: one
 matmul projects every time step at once (``(T*N, I) @ W_i2h.T``), then a Python
 loop over the time steps does one small matmul per step.  ``forward`` keeps what
 ``backward`` (back-propagation through time, written by hand) needs in a cache.
+The LSTM, the case that matters for speed, lives in :mod:`.rnn_lstm`; these
+functions hand it over.
 
 Gate layouts (rows of ``W_i2h``/``W_h2h``, MXNet 1.9's packing):
 
@@ -13,6 +15,8 @@ Gate layouts (rows of ``W_i2h``/``W_h2h``, MXNet 1.9's packing):
 * ``rnn_tanh`` / ``rnn_relu``: one gate.
 """
 from __future__ import annotations
+
+from .rnn_lstm import lstm_backward, lstm_forward
 
 GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
@@ -67,6 +71,8 @@ def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False
     -------
     out : array (T, N, H), h_T, c_T (``None`` unless LSTM), cache (``None`` unless ``keep``)
     """
+    if mode == "lstm":
+        return lstm_forward(xp, x, w_i, w_h, b_i, b_h, h0, c0, clip, keep, valid)
     t_len, n, _ = x.shape
     hid = w_h.shape[1]
     dt = x.dtype
@@ -76,42 +82,15 @@ def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False
     if keep:
         cache = {"h_prev": xp.empty((t_len, n, hid), dtype=dt),
                  "gates": xp.empty((t_len,) + proj.shape[1:], dtype=dt)}
-        if mode == "lstm":
-            cache["c"] = xp.empty((t_len, n, hid), dtype=dt)
-            cache["c_prev"] = xp.empty((t_len, n, hid), dtype=dt)
-            if clip is not None:
-                cache["cmask"] = xp.empty((t_len, n, hid), dtype=bool)
         if mode == "gru":
             cache["hn"] = xp.empty((t_len, n, hid), dtype=dt)
     h = h0
-    c = c0
     for t in range(t_len):
-        h_prev, c_prev = h, c
+        h_prev = h
         hp = xp.matmul(h, w_h.T) + b_h
         if keep:
             cache["h_prev"][t] = h
-        if mode == "lstm":
-            pre = proj[t] + hp
-            i = _sigmoid(xp, pre[:, :hid])
-            f = _sigmoid(xp, pre[:, hid:2 * hid])
-            g = xp.tanh(pre[:, 2 * hid:3 * hid])
-            o = _sigmoid(xp, pre[:, 3 * hid:])
-            if keep:
-                cache["c_prev"][t] = c
-            c = f * c + i * g
-            if clip is not None:
-                c, mask = clip.apply(xp, c)
-                if keep:
-                    cache["cmask"][t] = mask
-            h = o * xp.tanh(c)
-            if keep:
-                cache["c"][t] = c
-                gates = cache["gates"][t]
-                gates[:, :hid] = i
-                gates[:, hid:2 * hid] = f
-                gates[:, 2 * hid:3 * hid] = g
-                gates[:, 3 * hid:] = o
-        elif mode == "gru":
+        if mode == "gru":
             xr, xz, xn = proj[t, :, :hid], proj[t, :, hid:2 * hid], proj[t, :, 2 * hid:]
             hr, hz, hn = hp[:, :hid], hp[:, hid:2 * hid], hp[:, 2 * hid:]
             r = _sigmoid(xp, xr + hr)
@@ -132,10 +111,8 @@ def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False
         if valid is not None:
             v = valid[t][:, None]
             h = xp.where(v, h, h_prev)
-            if c is not None:
-                c = xp.where(v, c, c_prev)
         out[t] = h
-    return out, h, c, cache
+    return out, h, None, cache
 
 
 def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None):
@@ -158,37 +135,22 @@ def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None):
     -------
     dx, dw_i, dw_h, db_i, db_h, dh0, dc0 (``dc0`` is ``None`` unless LSTM)
     """
+    if mode == "lstm":
+        return lstm_backward(xp, x, w_i, w_h, cache, d_out, d_h, d_c, valid)
     t_len, n, _ = x.shape
     hid = w_h.shape[1]
     gates_all = cache["gates"]
     d_xg = xp.empty_like(gates_all)          # gradient of the input projection
     d_hg = d_xg if mode != "gru" else xp.empty_like(gates_all)
     dh = d_h
-    dc = d_c
     for t in range(t_len - 1, -1, -1):
         dh = dh + d_out[t]
         gates = gates_all[t]
         if valid is not None:
             v = valid[t][:, None]
-            dh_skip, dc_skip = dh, dc
+            dh_skip = dh
             dh = dh * v
-            if dc is not None:
-                dc = dc * v
-        if mode == "lstm":
-            i, f, g, o = (gates[:, :hid], gates[:, hid:2 * hid],
-                          gates[:, 2 * hid:3 * hid], gates[:, 3 * hid:])
-            tc = xp.tanh(cache["c"][t])
-            dc = dc + dh * o * (1 - tc * tc)
-            if "cmask" in cache:
-                dc = dc * cache["cmask"][t]
-            dg = d_xg[t]
-            dg[:, :hid] = dc * g * i * (1 - i)
-            dg[:, hid:2 * hid] = dc * cache["c_prev"][t] * f * (1 - f)
-            dg[:, 2 * hid:3 * hid] = dc * i * (1 - g * g)
-            dg[:, 3 * hid:] = dh * tc * o * (1 - o)
-            dc = dc * f
-            dh = xp.matmul(dg, w_h)
-        elif mode == "gru":
+        if mode == "gru":
             r, z, nn_ = gates[:, :hid], gates[:, hid:2 * hid], gates[:, 2 * hid:]
             h_prev = cache["h_prev"][t]
             dn = dh * (1 - z) * (1 - nn_ * nn_)
@@ -208,8 +170,6 @@ def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None):
             dh = xp.matmul(dpre, w_h)
         if valid is not None:
             dh = xp.where(v, dh, dh_skip)
-            if dc is not None:
-                dc = xp.where(v, dc, dc_skip)
     flat_xg = d_xg.reshape(t_len * n, -1)
     flat_hg = d_hg.reshape(t_len * n, -1)
     dx = xp.matmul(flat_xg, w_i).reshape(x.shape)
@@ -217,4 +177,4 @@ def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None):
     dw_h = xp.matmul(flat_hg.T, cache["h_prev"].reshape(t_len * n, hid))
     db_i = flat_xg.sum(axis=0)
     db_h = flat_hg.sum(axis=0)
-    return dx, dw_i, dw_h, db_i, db_h, dh, (dc if mode == "lstm" else None)
+    return dx, dw_i, dw_h, db_i, db_h, dh, None
