@@ -20,8 +20,14 @@ to columns plus one scatter-add per kernel offset.
 1x1 kernels with unit stride and no padding need no columns at all: the input
 ``(N, C, P)`` is the right operand as it is, and the whole batch is one chunk.
 
-Measured on the case above (2 shared cores): forward + backward about 350 ->
-175 ms.  LeNet's small convolutions keep the whole-batch layouts
+Measured on the case above (2 shared cores, quiet moments): forward + backward
+about 215 -> 185 ms in one process (medians 230 -> 215 in fresh benchmark
+processes); the three GEMMs alone take about 120 ms.  Caveat: with another
+process busy on one core, OpenBLAS's two threads meet at every one of the ~100
+per-item GEMM calls, and this path was then about 1.3x slower than the
+whole-batch one (single-threaded BLAS: equal).  Running the whole-batch layouts
+in chunks of a few batch items (fewer, wider GEMMs) measured only 3% faster than
+one pass.  LeNet's small convolutions keep the whole-batch layouts
 (``use_chunked``).
 """
 from __future__ import annotations
@@ -36,7 +42,7 @@ from ._window import kernel_offsets, matmul_scratch, pad_spatial, scratch, spati
 # (7.2 MB); measured per item: 0.25 ms to copy into cache vs 0.6 ms uncached.
 _CHUNK_BYTES = 8 << 20
 # Whole-batch columns below this stay with the whole-batch layouts (LeNet: 8 MB;
-# measured equal at 58 MB, 1.07x faster at 115 MB, 1.2x at 231 MB).
+# measured equal at 58 MB, 1.07x faster at 115 MB, 1.1-1.2x at 231 MB).
 _MIN_COL_BYTES = 32 << 20
 # Plain 1x1 kernels: per-item GEMMs need this many output pixels (measured 1.2x
 # slower than the whole-batch layout at 8x8, 1.1x faster at 12x12, 1.3x at 16x16).
@@ -136,11 +142,16 @@ def _flipped_weight(xp, w, groups: int):
     return xp.ascontiguousarray(wg.swapaxes(1, 2)).reshape(groups, cg, -1)
 
 
-def _data_grad_conv(xp, dy, wflip, groups, geo, dx):
-    """``dx`` (a chunk of the data gradient) as the convolution of ``dy`` with ``wflip``."""
+def _head_columns(xp, dy, geo, spatial):
+    """Columns of the head gradient ``dy`` for the data gradient as a convolution."""
     back = tuple(d * (k - 1) - p for d, k, p in zip(geo.dilate, geo.kernel, geo.pad))
-    osz = tuple(dx.shape[2:])
-    col = batch_columns(xp, dy, geo.kernel, (1,) * len(osz), geo.dilate, back, osz, "cdy")
+    return batch_columns(xp, dy, geo.kernel, (1,) * len(spatial), geo.dilate, back,
+                         tuple(spatial), "cdy")
+
+
+def _data_grad_conv(xp, col, wflip, groups, geo, dx):
+    """``dx`` (a chunk of the data gradient): the head gradient's columns ``col``
+    (``_head_columns``) times the flipped weight ``wflip``."""
     n, c = dx.shape[:2]
     xp.matmul(wflip, _grouped(col, groups), out=dx.reshape(n, groups, c // groups, -1))
 
@@ -182,15 +193,18 @@ def chunked_backward(xp, x, w, dy, groups: int, geo, need=(True, True, True)):
         dys = dy[s]
         if need[2]:
             db += bias_grad_nf(xp, dys)  # while the chunk is in cache
+        if need[0] and conv_dx:  # both copies before both GEMMs: fewer hand-overs to BLAS
+            dcol = _head_columns(xp, dys, geo, x.shape[2:])
         if need[1]:
             col = batch_columns(xp, x[s], geo.kernel, geo.stride, geo.dilate, geo.pad, osz,
                                 "ccol")
             part = matmul_scratch(xp, _grouped(dys.reshape(dys.shape[0], f, -1), groups),
                                   _grouped(col, groups).swapaxes(2, 3), "cdw")
             dw += part.sum(axis=0)
-        if need[0]:
-            (_data_grad_conv if conv_dx else _data_grad_scatter)(xp, dys, wd, groups, geo,
-                                                                 dx[s])
+        if need[0] and conv_dx:
+            _data_grad_conv(xp, dcol, wd, groups, geo, dx[s])
+        elif need[0]:
+            _data_grad_scatter(xp, dys, wd, groups, geo, dx[s])
     return [dx, None if dw is None else dw.reshape(w.shape), db]
 
 

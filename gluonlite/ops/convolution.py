@@ -207,12 +207,11 @@ def _forward(oc, attrs, inputs, out):
     geo = _geometry(attrs)
     _check(x, w, attrs, geo)
     bias = None if attrs.no_bias else inputs[2]
+    out = None if out is None else out[0]
     if _chunked(xp, x, w, attrs.num_group, geo):
         osz = geo.out_sizes("Convolution", x.shape[2:])
-        return [chunked_forward(xp, x, w, attrs.num_group, geo, osz, bias,
-                                None if out is None else out[0])]
-    y = conv_forward(xp, x, w, attrs.num_group, geo, bias, None if out is None else out[0])
-    return [y]
+        return [chunked_forward(xp, x, w, attrs.num_group, geo, osz, bias, out)]
+    return [conv_forward(xp, x, w, attrs.num_group, geo, bias, out)]
 
 
 def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True)):
@@ -223,9 +222,9 @@ def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True)):
     if dy.dtype != x.dtype:
         dy = dy.astype(x.dtype)
     g = attrs.num_group
-    if _chunked(xp, x, w, attrs.num_group, geo):
-        with_bias = not attrs.no_bias and len(need) > 2 and need[2]
-        grads = chunked_backward(xp, x, w, dy, g, geo, (need[0], need[1], with_bias))
+    mask = (need[0], need[1], not attrs.no_bias and len(need) > 2 and need[2])
+    if _chunked(xp, x, w, g, geo):
+        grads = chunked_backward(xp, x, w, dy, g, geo, mask)
         return grads if not attrs.no_bias else grads[:2]
     dyt = head_grad(xp, dy, x.shape, w.shape, g, geo)
     dx = conv_backward_data(xp, dy, w, x.shape, g, geo, dyt) if need[0] else None
