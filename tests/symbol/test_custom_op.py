@@ -10,6 +10,11 @@ import pytest
 import gluonlite as mx
 from gluonlite import autograd, nd
 
+from ..ops.samples import custom  # noqa: F401 - registers the harness's custom ops
+
+# scale * x**2, registered by the op-harness samples
+SQUARE = "_harness_scaled_square"
+
 CREATED: list = []
 
 
@@ -45,28 +50,6 @@ class _MulAddProp(mx.operator.CustomOpProp):
         return _MulAdd()
 
 
-class _Square(mx.operator.CustomOp):
-    def __init__(self, scale):
-        super().__init__()
-        self.scale = scale
-
-    def forward(self, is_train, req, in_data, out_data, aux):
-        self.assign(out_data[0], req[0], self.scale * in_data[0] * in_data[0])
-
-    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        self.assign(in_grad[0], req[0], 2 * self.scale * in_data[0] * out_grad[0])
-
-
-@mx.operator.register("p_square")
-class _SquareProp(mx.operator.CustomOpProp):
-    def __init__(self, scale="1"):
-        super().__init__()
-        self.scale = float(scale)
-
-    def create_operator(self, ctx, in_shapes, in_dtypes):
-        return _Square(self.scale)
-
-
 def test_symbol_names_from_the_prop():
     s = mx.sym.Custom(op_type="p_muladd", name="c")
     assert s.list_arguments() == ["c_lhs", "c_rhs"]
@@ -84,10 +67,10 @@ def test_symbol_inference_and_json():
     assert s.infer_shape(c_lhs=(2, 3)) == ([(2, 3), (2, 3)], [(2, 3), (2, 3)], [(1,)])
     args, outs, auxs = s.infer_type(c_lhs="float64", c_rhs="float64")
     assert outs == [np.float64, np.float64] and auxs == [np.float64]
-    sq = mx.sym.Custom(mx.sym.var("x"), op_type="p_square", scale=1.5, name="sq")
+    sq = mx.sym.Custom(mx.sym.var("x"), op_type=SQUARE, scale=1.5, name="sq")
     nodes = json.loads(sq.tojson())["nodes"]
     assert nodes[-1]["op"] == "Custom"
-    assert nodes[-1]["attrs"] == {"op_type": "p_square", "scale": "1.5"}
+    assert nodes[-1]["attrs"] == {"op_type": SQUARE, "scale": "1.5"}
     again = mx.sym.load_json(sq.tojson())
     assert again.list_arguments() == ["x"]
     ex = again.bind(mx.cpu(), {"x": nd.array([1.0, 2.0])})
@@ -115,7 +98,7 @@ def test_hybridized_block_matches_imperative():
 
     class Net(gluon.HybridBlock):
         def hybrid_forward(self, F, x):
-            return F.Custom(x, op_type="p_square", scale=2) + 1
+            return F.Custom(x, op_type=SQUARE, scale=2) + 1
 
     x = nd.array([[1.0, -2.0], [0.5, 3.0]])
     results = []
