@@ -1,45 +1,19 @@
 """The ``sym.*`` functions: one generated per registry operator and alias, sorted
 into MXNet's namespaces (``sym``, ``sym.op``, ``sym.contrib``, ``sym.linalg``,
-``sym.image``, ``sym.sparse``, ``sym._internal``), as :mod:`gluonlite.ndarray._api` does for ``nd``."""
+``sym.image``, ``sym.sparse``, ``sym._internal``) by
+:class:`~gluonlite.ops.namespaces.OpNamespaces`, as for ``nd``."""
 from __future__ import annotations
 
-import types
-
-from ..ops.registry import all_ops
+from ..ops.namespaces import OpNamespaces
 from .register import make_function
 
-_PREFIXES = {"_contrib_": "contrib", "_linalg_": "linalg", "_image_": "image",
-             "_sparse_": "sparse"}
-
-op = types.ModuleType("gluonlite.symbol.op")
-_internal = types.ModuleType("gluonlite.symbol._internal")
-contrib = types.ModuleType("gluonlite.symbol.contrib")
-linalg = types.ModuleType("gluonlite.symbol.linalg")
-image = types.ModuleType("gluonlite.symbol.image")
-sparse = types.ModuleType("gluonlite.symbol.sparse")
-_SUBMODULES = {"contrib": contrib, "linalg": linalg, "image": image, "sparse": sparse}
-
-_functions: dict = {}
-public: dict = {}
-
-
-def _install() -> None:
-    for opdef in all_ops():
-        for name in (opdef.name,) + opdef.aliases:
-            fn = make_function(opdef, name)
-            _functions[name] = fn
-            setattr(op, name, fn)
-            if name.startswith("_"):
-                setattr(_internal, name, fn)
-                for prefix, sub in _PREFIXES.items():
-                    if name.startswith(prefix):
-                        short = name[len(prefix):]  # named after the short name (gemm20)
-                        setattr(_SUBMODULES[sub], short, make_function(opdef, short))
-            else:
-                public[name] = fn
-
-
-_install()
+# short-name functions of their own: nodes are named after them (linalg.gemm2 -> gemm20)
+_NS = OpNamespaces("gluonlite.symbol", make_function, ("contrib", "linalg", "image", "sparse"),
+                   own_short_functions=True)
+op, _internal = _NS.op, _NS.internal
+contrib, linalg, image, sparse = (_NS.subs[s] for s in ("contrib", "linalg", "image", "sparse"))
+_functions = _NS.functions
+public = _NS.public
 
 
 def function(name: str):
