@@ -38,28 +38,6 @@ def _grad_scalar(attrs, x_dtype):
 
 def _make_forward(m, reverse):
     uf = m.ufunc
-    if uf is not None:
-        if reverse:
-            def forward(oc, attrs, inputs, out):
-                x = inputs[0]
-                dt = x.dtype
-                if dt is _F32 or dt is _F64:
-                    s = attrs.scalar
-                else:
-                    x, s = _prep(attrs, x)
-                f = getattr(oc.xp, uf)
-                return [f(s, x) if out is None else f(s, x, out=out[0])]
-        else:
-            def forward(oc, attrs, inputs, out):
-                x = inputs[0]
-                dt = x.dtype
-                if dt is _F32 or dt is _F64:
-                    s = attrs.scalar
-                else:
-                    x, s = _prep(attrs, x)
-                f = getattr(oc.xp, uf)
-                return [f(x, s) if out is None else f(x, s, out=out[0])]
-        return forward
     ffwd, ifwd = m.ffwd, m.ifwd
 
     def forward(oc, attrs, inputs, out):
@@ -69,9 +47,12 @@ def _make_forward(m, reverse):
             s = attrs.scalar
         else:
             x, s = _prep(attrs, x)
+        a, b = (s, x) if reverse else (x, s)
+        if uf is not None:  # one xp ufunc does every dtype
+            f = getattr(oc.xp, uf)
+            return [f(a, b) if out is None else f(a, b, out=out[0])]
         fn = ffwd if x.dtype.kind == "f" else ifwd
-        o = None if out is None else out[0]
-        return [fn(oc.xp, s, x, o) if reverse else fn(oc.xp, x, s, o)]
+        return [fn(oc.xp, a, b, None if out is None else out[0])]
     return forward
 
 
