@@ -12,58 +12,27 @@ from gluonlite import autograd, nd
 
 from ..ops.samples import custom  # noqa: F401 - registers the harness's custom ops
 
+from ..test_operator import LOG  # also registers t_muladd
+
 # scale * x**2, registered by the op-harness samples
 SQUARE = "_harness_scaled_square"
-
-CREATED: list = []
-
-
-class _MulAdd(mx.operator.CustomOp):
-    def forward(self, is_train, req, in_data, out_data, aux):
-        a, b = in_data
-        self.assign(out_data[0], req[0], a * b)
-        self.assign(out_data[1], req[1], a + b)
-        aux[0][:] = aux[0] + 1
-
-    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
-        a, b = in_data
-        self.assign(in_grad[0], req[0], out_grad[0] * b + out_grad[1])
-        self.assign(in_grad[1], req[1], out_grad[0] * a + out_grad[1])
-
-
-@mx.operator.register("p_muladd")
-class _MulAddProp(mx.operator.CustomOpProp):
-    def list_arguments(self):
-        return ["lhs", "rhs"]
-
-    def list_outputs(self):
-        return ["prod", "sum"]
-
-    def list_auxiliary_states(self):
-        return ["count"]
-
-    def infer_shape(self, in_shape):
-        return [in_shape[0], in_shape[0]], [in_shape[0], in_shape[0]], [(1,)]
-
-    def create_operator(self, ctx, in_shapes, in_dtypes):
-        CREATED.append((in_shapes, in_dtypes))
-        return _MulAdd()
-
+# (a*b, a+b) with an aux state counting forwards, registered by tests/test_operator.py
+MULADD = "t_muladd"
 
 def test_symbol_names_from_the_prop():
-    s = mx.sym.Custom(op_type="p_muladd", name="c")
+    s = mx.sym.Custom(op_type=MULADD, name="c")
     assert s.list_arguments() == ["c_lhs", "c_rhs"]
     assert s.list_outputs() == ["c_prod", "c_sum"]
     assert s.list_auxiliary_states() == ["c_count"]
     a, b = mx.sym.var("a"), mx.sym.var("b")
-    s2 = mx.sym.Custom(a, b, op_type="p_muladd", name="d")
+    s2 = mx.sym.Custom(a, b, op_type=MULADD, name="d")
     assert s2.list_arguments() == ["a", "b"] and s2.list_auxiliary_states() == ["d_count"]
-    s3 = mx.sym.Custom(lhs=a, rhs=b, op_type="p_muladd", name="q")
+    s3 = mx.sym.Custom(lhs=a, rhs=b, op_type=MULADD, name="q")
     assert s3.list_arguments() == ["a", "b"] and s3.list_auxiliary_states() == ["q_count"]
 
 
 def test_symbol_inference_and_json():
-    s = mx.sym.Custom(op_type="p_muladd", name="c")
+    s = mx.sym.Custom(op_type=MULADD, name="c")
     assert s.infer_shape(c_lhs=(2, 3)) == ([(2, 3), (2, 3)], [(2, 3), (2, 3)], [(1,)])
     args, outs, auxs = s.infer_type(c_lhs="float64", c_rhs="float64")
     assert outs == [np.float64, np.float64] and auxs == [np.float64]
@@ -78,7 +47,7 @@ def test_symbol_inference_and_json():
 
 
 def test_simple_bind_forward_backward_with_aux():
-    s = mx.sym.Custom(op_type="p_muladd", name="c")
+    s = mx.sym.Custom(op_type=MULADD, name="c")
     ex = s.simple_bind(mx.cpu(), c_lhs=(2, 3), c_rhs=(2, 3))
     ex.arg_dict["c_lhs"][:] = 2
     ex.arg_dict["c_rhs"][:] = 3
@@ -90,7 +59,8 @@ def test_simple_bind_forward_backward_with_aux():
     np.testing.assert_allclose(ex.grad_dict["c_lhs"].asnumpy(), np.full((2, 3), 4.0))
     np.testing.assert_allclose(ex.grad_dict["c_rhs"].asnumpy(), np.full((2, 3), 3.0))
     np.testing.assert_allclose(ex.aux_dict["c_count"].asnumpy(), [2.0])
-    assert CREATED and CREATED[-1] == ([[2, 3], [2, 3], [1]], [0, 0, 0])
+    created = [e for e in LOG if e[0] == "create_muladd"]
+    assert created and created[-1][1:] == ([[2, 3], [2, 3], [1]], [0, 0, 0])
 
 
 def test_hybridized_block_matches_imperative():
