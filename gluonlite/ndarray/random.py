@@ -192,13 +192,31 @@ def shuffle(data, **kwargs):
     return _fn("_shuffle")(data, **kwargs)
 
 
-def _like(op_name: str, names: tuple):
+# ``<name>_like`` samplers: the registry operator and its distribution parameters
+LIKE_SAMPLERS = {
+    "uniform_like": ("_random_uniform_like", ("low", "high")),
+    "normal_like": ("_random_normal_like", ("loc", "scale")),
+    "gamma_like": ("_random_gamma_like", ("alpha", "beta")),
+    "exponential_like": ("_random_exponential_like", ("lam",)),
+    "poisson_like": ("_random_poisson_like", ("lam",)),
+    "negative_binomial_like": ("_random_negative_binomial_like", ("k", "p")),
+    "generalized_negative_binomial_like": ("_random_generalized_negative_binomial_like",
+                                           ("mu", "alpha")),
+}
+
+
+def like_sampler(lookup, op_name: str, names: tuple):
+    """``f(data, *params, **kwargs)`` calling ``lookup(op_name)`` (the ``nd`` or ``sym``
+    function of the operator) with the parameters by name; shared by ``nd.random``
+    and ``sym.random``."""
     def sampler(data=None, *args, out=None, name=None, **kwargs):
         if len(args) > len(names):
             raise MXNetError(f"{op_name}: too many positional arguments")
         params = dict(zip(names, args))
         params.update({k: kwargs.pop(k) for k in names if k in kwargs})
-        return _fn(op_name)(data, out=out, **_given(**params), **kwargs)
+        if name is not None:
+            kwargs["name"] = name
+        return lookup(op_name)(data, out=out, **_given(**params), **kwargs)
     short = op_name[len("_random_"):]
     sampler.__name__ = sampler.__qualname__ = short
     sampler.__doc__ = (f"Samples with the shape and dtype of ``data`` (``{op_name}``); "
@@ -206,11 +224,4 @@ def _like(op_name: str, names: tuple):
     return sampler
 
 
-uniform_like = _like("_random_uniform_like", ("low", "high"))
-normal_like = _like("_random_normal_like", ("loc", "scale"))
-gamma_like = _like("_random_gamma_like", ("alpha", "beta"))
-exponential_like = _like("_random_exponential_like", ("lam",))
-poisson_like = _like("_random_poisson_like", ("lam",))
-negative_binomial_like = _like("_random_negative_binomial_like", ("k", "p"))
-generalized_negative_binomial_like = _like("_random_generalized_negative_binomial_like",
-                                           ("mu", "alpha"))
+globals().update({k: like_sampler(_fn, op, names) for k, (op, names) in LIKE_SAMPLERS.items()})

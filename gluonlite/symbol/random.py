@@ -6,6 +6,7 @@ from __future__ import annotations
 import numbers
 
 from ..base import _Null
+from ..ndarray.random import LIKE_SAMPLERS, like_sampler
 from .symbol import Symbol
 
 __all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson",
@@ -108,21 +109,19 @@ def shuffle(data, **kwargs) -> Symbol:
     return _fn("_shuffle")(data, **kwargs)
 
 
-def _like(op_name: str, names: tuple):
-    def sampler(data=None, *args, **kwargs):
-        params = dict(zip(names, args))
-        params.update({k: kwargs.pop(k) for k in names if k in kwargs})
-        return _fn(op_name)(data, **_given(**params), **kwargs)
-    sampler.__name__ = sampler.__qualname__ = op_name[len("_random_"):]
-    sampler.__doc__ = f"Samples with the shape of ``data`` (``{op_name}``)."
-    return sampler
+_SHORT: dict = {}
 
 
-uniform_like = _like("_random_uniform_like", ("low", "high"))
-normal_like = _like("_random_normal_like", ("loc", "scale"))
-gamma_like = _like("_random_gamma_like", ("alpha", "beta"))
-exponential_like = _like("_random_exponential_like", ("lam",))
-poisson_like = _like("_random_poisson_like", ("lam",))
-negative_binomial_like = _like("_random_negative_binomial_like", ("k", "p"))
-generalized_negative_binomial_like = _like("_random_generalized_negative_binomial_like",
-                                           ("mu", "alpha"))
+def _short_fn(op_name: str):
+    """The ``sym`` function of ``op_name`` under the sampler's short name, so that nodes
+    are named ``normal_like0`` as in MXNet (not ``_random_normal_like0``)."""
+    fn = _SHORT.get(op_name)
+    if fn is None:
+        from ..ops.registry import get_op
+        from .register import make_function
+        fn = _SHORT[op_name] = make_function(get_op(op_name), op_name[len("_random_"):])
+    return fn
+
+
+globals().update({k: like_sampler(_short_fn, op, names)
+                  for k, (op, names) in LIKE_SAMPLERS.items()})

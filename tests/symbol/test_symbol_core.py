@@ -213,3 +213,12 @@ def test_eval_and_bind_delegate_to_executor():
     x = mx.sym.var("x")
     out = (x * 2 + 1).eval(x=mx.nd.array([1, 2]))
     np.testing.assert_allclose(out[0].asnumpy(), [3, 5])
+
+
+def test_like_samplers_name_nodes_as_mxnet():
+    # MXNet 1.9.1: sym.random.normal_like(x).name == 'normal_like0'
+    with mx.name.NameManager():
+        s = mx.sym.random.normal_like(mx.sym.var("x"), loc=1)
+    assert s.name == "normal_like0"
+    assert s.get_children().list_outputs() == ["x"]
+    assert s.list_attr() == {"loc": "1"}
