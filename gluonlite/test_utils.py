@@ -464,3 +464,46 @@ def assign_each2(input1, input2, function):
 
 from ._gradcheck import (numeric_grad, check_numeric_gradient,  # noqa: E402,F401
                          check_symbolic_forward, check_symbolic_backward)
+
+# What ``from mxnet.test_utils import *`` gives besides the helpers: MXNet's module has
+# no ``__all__``, so its star-import also hands out the modules and names it imports.
+import bz2  # noqa: E402,F401
+import errno  # noqa: E402,F401
+import gzip  # noqa: E402,F401
+import json  # noqa: E402,F401
+import logging  # noqa: E402,F401
+import numbers  # noqa: E402,F401
+import platform  # noqa: E402,F401
+import struct  # noqa: E402,F401
+import time  # noqa: E402,F401
+import traceback  # noqa: E402,F401
+import zipfile  # noqa: E402,F401
+from collections import OrderedDict  # noqa: E402,F401
+from contextlib import contextmanager  # noqa: E402,F401
+import numpy.random as rnd  # noqa: E402,F401
+import numpy.testing as npt  # noqa: E402,F401
+try:
+    import scipy.stats as ss  # noqa: E402,F401
+except ImportError:  # scipy is optional, as in MXNet
+    ss = None
+import gluonlite as mx  # noqa: E402,F401
+from .ndarray import array  # noqa: E402,F401
+from .util import use_np, getenv, setenv  # noqa: E402,F401
+from .runtime import Features  # noqa: E402,F401
+from . import test_utils_checks as _checks  # noqa: E402
+from .test_utils_checks import *  # noqa: E402,F401,F403
+
+__all__ += _checks.__all__ + [
+    "bz2", "errno", "gzip", "json", "logging", "numbers", "platform", "struct", "time",
+    "traceback", "zipfile", "os", "sys", "np", "npt", "rnd", "ss", "mx", "OrderedDict",
+    "contextmanager", "Context", "current_context", "array", "use_np", "getenv", "setenv",
+    "Symbol", "Features"]
+
+
+def __getattr__(name):
+    # ``Symbol`` lives in a higher package that imports this module's package face;
+    # resolve it on first use
+    if name == "Symbol":
+        from .symbol import Symbol
+        return Symbol
+    raise AttributeError(f"module 'gluonlite.test_utils' has no attribute {name!r}")

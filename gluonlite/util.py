@@ -4,7 +4,8 @@ from __future__ import annotations
 import functools
 
 __all__ = ["is_np_array", "is_np_shape", "set_np", "reset_np", "use_np", "np_shape",
-           "np_array", "set_np_shape", "makedirs", "get_gpu_count", "get_gpu_memory"]
+           "np_array", "set_np_shape", "makedirs", "get_gpu_count", "get_gpu_memory",
+           "getenv", "setenv"]
 
 
 def is_np_array() -> bool:
@@ -83,3 +84,18 @@ def get_gpu_memory(gpu_dev_id: int) -> tuple:
     """(free, total) bytes of a GPU."""
     from .context import gpu_memory_info
     return gpu_memory_info(gpu_dev_id)
+
+
+def getenv(name: str) -> str | None:
+    """The value of environment variable ``name``, or ``None`` when it is not set."""
+    import os
+    return os.environ.get(name)
+
+
+def setenv(name: str, value: str | None) -> None:
+    """Set environment variable ``name`` to ``value``; ``None`` removes it."""
+    import os
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = str(value)

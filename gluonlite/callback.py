@@ -1,0 +1,205 @@
+"""``mx.callback``: what training loops call after each batch or epoch.
+
+``Speedometer``, ``ProgressBar``, ``log_train_metric`` and
+``LogValidationMetricsCallback`` take MXNet's ``BatchEndParam`` (``epoch``,
+``nbatch``, ``eval_metric``, ``locals``) and log through :mod:`logging` in MXNet's
+format.  :func:`progress` is the same idea for a Gluon loop: wrap the DataLoader and
+the loop shows its progress and throughput (with ``tqdm`` when it is installed).
+"""
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+from collections import namedtuple
+from typing import Iterable, Iterator
+
+__all__ = ["BatchEndParam", "Speedometer", "ProgressBar", "log_train_metric",
+           "LogValidationMetricsCallback", "progress"]
+
+_clock = time.time  # one place to read the time (tests replace it)
+
+BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+
+
+def _format_pairs(name_value) -> tuple[str, tuple]:
+    """``'\\t%s=%f'`` per metric and the flattened (name, value) arguments."""
+    return "\t%s=%f" * len(name_value), tuple(x for pair in name_value for x in pair)
+
+
+def log_train_metric(period: int, auto_reset: bool = False):
+    """A batch-end callback that logs the training metric every ``period`` batches
+    (and resets its local counters when ``auto_reset``)."""
+    def _callback(param):
+        if param.nbatch % period != 0 or param.eval_metric is None:
+            return
+        for name, value in param.eval_metric.get_name_value():
+            logging.info("Iter[%d] Batch[%d] Train-%s=%f", param.epoch, param.nbatch, name,
+                         value)
+        if auto_reset:
+            param.eval_metric.reset_local()
+    return _callback
+
+
+class Speedometer:
+    """Logs samples per second and the training metric every ``frequent`` batches.
+
+    Parameters
+    ----------
+    batch_size : int
+        Samples per batch.
+    frequent : int
+        Log every this many batches (default 50).
+    auto_reset : bool
+        Reset the metric's local counters after each log, so each line shows the
+        metric over the last ``frequent`` batches.
+    """
+
+    def __init__(self, batch_size: int, frequent: int = 50, auto_reset: bool = True):
+        self.batch_size = batch_size
+        self.frequent = frequent
+        self.auto_reset = auto_reset
+        self.init = False
+        self.tic = 0.0
+        self.last_count = 0
+
+    def __call__(self, param) -> None:
+        count = param.nbatch
+        if self.last_count > count:  # a new epoch started
+            self.init = False
+        self.last_count = count
+        if not self.init:
+            self.init = True
+            self.tic = _clock()
+            return
+        if count % self.frequent != 0:
+            return
+        now = _clock()
+        elapsed = now - self.tic
+        speed = self.frequent * self.batch_size / elapsed if elapsed > 0 else float("inf")
+        if param.eval_metric is None:
+            logging.info("Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec", param.epoch, count,
+                         speed)
+        else:
+            name_value = param.eval_metric.get_name_value()
+            fmt, args = _format_pairs(name_value)
+            if self.auto_reset:
+                param.eval_metric.reset_local()
+                logging.info("Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec" + fmt,
+                             param.epoch, count - self.frequent, count, speed, *args)
+            else:
+                logging.info("Epoch[%d] Batch [0-%d]\tSpeed: %.2f samples/sec" + fmt,
+                             param.epoch, count, speed, *args)
+        self.tic = now
+
+
+def _bar(fraction: float, length: int) -> str:
+    filled = int(round(length * fraction))
+    return "=" * filled + "-" * (length - filled)
+
+
+class ProgressBar:
+    """Logs a bar of the batches done out of ``total`` in each epoch.
+
+    Parameters
+    ----------
+    total : int
+        Batches per epoch.
+    length : int
+        Characters in the bar.
+    """
+
+    def __init__(self, total: int, length: int = 80):
+        self.total = total
+        self.bar_len = length
+
+    def __call__(self, param) -> None:
+        fraction = param.nbatch / float(self.total)
+        logging.info("[%s] %s%s\r", _bar(fraction, self.bar_len),
+                     math.ceil(100.0 * fraction), "%")
+
+
+class LogValidationMetricsCallback:
+    """An epoch-end callback that logs each validation metric."""
+
+    def __call__(self, param) -> None:
+        if not param.eval_metric:
+            return
+        for name, value in param.eval_metric.get_name_value():
+            logging.info("Epoch[%d] Validation-%s=%f", param.epoch, name, value)
+
+
+def progress(iterable: Iterable, total: int | None = None, desc: str = "",
+             batch_size: int | None = None, file=None, min_interval: float = 0.2,
+             use_tqdm: bool | None = None) -> Iterator:
+    """Yield from ``iterable`` while showing progress and throughput.
+
+    With ``tqdm`` installed (and ``use_tqdm`` not False) the display is a tqdm bar;
+    otherwise one line on ``file`` (standard error) is rewritten at most every
+    ``min_interval`` seconds and finished with a newline::
+
+        for data, label in mx.callback.progress(train_loader, desc="epoch 1",
+                                                batch_size=64):
+            ...
+
+    Parameters
+    ----------
+    iterable : iterable
+        What the loop runs over (a DataLoader, a list of batches).
+    total : int, optional
+        Number of items; taken from ``len(iterable)`` when it has one.
+    desc : str
+        Text before the bar.
+    batch_size : int, optional
+        Samples per item: throughput is then shown in samples/s, else in items/s.
+    """
+    if total is None:
+        try:
+            total = len(iterable)
+        except TypeError:
+            total = None
+    if use_tqdm is not False:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            if use_tqdm:
+                raise
+        else:
+            scale = batch_size or 1
+            unit = "samples" if batch_size else "it"
+            with tqdm(total=None if total is None else total * scale, desc=desc, unit=unit,
+                      unit_scale=False, file=file) as bar:
+                for item in iterable:
+                    yield item
+                    bar.update(scale)
+            return
+    yield from _text_progress(iterable, total, desc, batch_size, file or sys.stderr,
+                              min_interval)
+
+
+def _text_progress(iterable, total, desc, batch_size, file, min_interval):
+    start = last = time.time()
+    count = 0
+
+    def show(final: bool) -> None:
+        elapsed = max(time.time() - start, 1e-9)
+        rate = count * (batch_size or 1) / elapsed
+        unit = "samples/s" if batch_size else "it/s"
+        head = f"{desc} " if desc else ""
+        if total:
+            line = (f"{head}[{_bar(min(count / total, 1.0), 30)}] {count}/{total} "
+                    f"{rate:.1f} {unit}")
+        else:
+            line = f"{head}{count} {rate:.1f} {unit}"
+        file.write("\r" + line + ("\n" if final else ""))
+        file.flush()
+
+    for item in iterable:
+        yield item
+        count += 1
+        now = time.time()
+        if now - last >= min_interval:
+            last = now
+            show(False)
+    show(True)
