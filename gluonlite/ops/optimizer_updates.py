@@ -1,0 +1,237 @@
+"""Optimizer update operators (``sgd_update``, ``adam_update``, ...), MXNet 1.9 semantics.
+
+Each update rule is written once as ``rule(xp, attrs, weight, grad, *states)``: it
+updates the state arrays in place and returns the new weight, computed in the
+weight's dtype with the order of rescaling, clipping and weight decay MXNet's
+kernels use.  The operators call a rule; the multi-precision (``mp_``) variants run
+it on the float32 master copy and cast the result to the weight's dtype; the
+aggregated ``multi_*`` operators (``optimizer_multi.py``) run it per weight.
+
+The states are declared as auxiliary inputs: they are mutated, as MXNet's
+``FMutateInputs`` inputs are.  Users call these operators as MXNet's optimizers do,
+``nd.sgd_mom_update(weight, grad, mom, out=weight, lr=..)``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Attr
+from .common import fail, put
+from .registry import OpDef, register
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _clip(xp, g, bound: float):
+    """MXNet's clip: bound < 0 means no clipping."""
+    return xp.clip(g, -bound, bound) if bound >= 0 else g
+
+
+def _scaled(xp, attrs, grad, dtype):
+    """``clip(rescale_grad * grad)`` in ``dtype``."""
+    return _clip(xp, grad.astype(dtype, copy=False) * dtype.type(attrs.rescale_grad),
+                 attrs.clip_gradient)
+
+
+def _scaled_wd(xp, attrs, weight, grad, dtype, clip_name="clip_gradient"):
+    """``clip(rescale_grad * grad + wd * weight)`` (the Adam/RMSProp/FTML order)."""
+    g = grad.astype(dtype, copy=False) * dtype.type(attrs.rescale_grad) \
+        + dtype.type(attrs.wd) * weight
+    return _clip(xp, g, getattr(attrs, clip_name))
+
+
+def _c(dtype, value):
+    return dtype.type(value)
+
+
+# ----------------------------------------------------------------------------- rules
+
+
+def sgd_rule(xp, attrs, w, g):
+    dt = w.dtype
+    return _c(dt, 1.0 - attrs.lr * attrs.wd) * w - _c(dt, attrs.lr) * _scaled(xp, attrs, g, dt)
+
+
+def sgd_mom_rule(xp, attrs, w, g, mom):
+    dt = w.dtype
+    mom *= _c(dt, attrs.momentum)
+    mom -= _c(dt, attrs.lr * attrs.wd) * w
+    mom -= _c(dt, attrs.lr) * _scaled(xp, attrs, g, dt)
+    return w + mom
+
+
+def nag_mom_rule(xp, attrs, w, g, mom):
+    dt = w.dtype
+    step = _c(dt, attrs.lr) * (_scaled(xp, attrs, g, dt) + _c(dt, attrs.wd) * w)
+    mom *= _c(dt, attrs.momentum)
+    new_w = w - mom + _c(dt, attrs.momentum + 1) * (mom - step)
+    mom -= step
+    return new_w
+
+
+def mp_nag_mom_rule(xp, attrs, w, g, mom):
+    """The float32-master NAG of ``mp_nag_mom_update``: unlike ``nag_mom_update`` its
+    momentum step takes the weight decay of the already updated weight."""
+    dt = w.dtype
+    g = _scaled(xp, attrs, g, dt)
+    mom *= _c(dt, attrs.momentum)
+    new_w = w - mom + _c(dt, attrs.momentum + 1) * (mom - _c(dt, attrs.lr)
+                                                    * (g + _c(dt, attrs.wd) * w))
+    mom -= _c(dt, attrs.lr) * (g + _c(dt, attrs.wd) * new_w)
+    return new_w
+
+
+def adam_rule(xp, attrs, w, g, mean, var):
+    dt = w.dtype
+    g = _scaled_wd(xp, attrs, w, g, dt)
+    mean *= _c(dt, attrs.beta1)
+    mean += _c(dt, 1 - attrs.beta1) * g
+    var *= _c(dt, attrs.beta2)
+    var += _c(dt, 1 - attrs.beta2) * g * g
+    return w - _c(dt, attrs.lr) * mean / (xp.sqrt(var) + _c(dt, attrs.epsilon))
+
+
+def rmsprop_rule(xp, attrs, w, g, n):
+    dt = w.dtype
+    g = _scaled_wd(xp, attrs, w, g, dt)
+    n *= _c(dt, attrs.gamma1)
+    n += _c(dt, 1 - attrs.gamma1) * g * g
+    new_w = w - _c(dt, attrs.lr) * (g / xp.sqrt(n + _c(dt, attrs.epsilon)))
+    return _clip(xp, new_w, attrs.clip_weights)
+
+
+def rmspropalex_rule(xp, attrs, w, g, n, g_avg, delta):
+    dt = w.dtype
+    g = _scaled_wd(xp, attrs, w, g, dt)
+    n *= _c(dt, attrs.gamma1)
+    n += _c(dt, 1 - attrs.gamma1) * g * g
+    g_avg *= _c(dt, attrs.gamma1)
+    g_avg += _c(dt, 1 - attrs.gamma1) * g
+    delta *= _c(dt, attrs.gamma2)
+    delta -= _c(dt, attrs.lr) * g / xp.sqrt(n - g_avg * g_avg + _c(dt, attrs.epsilon))
+    return _clip(xp, w + delta, attrs.clip_weights)
+
+
+def ftrl_rule(xp, attrs, w, g, z, n):
+    dt = w.dtype
+    g = _scaled(xp, attrs, g, dt)
+    lr = _c(dt, attrs.lr)
+    z += g - (xp.sqrt(n + g * g) - xp.sqrt(n)) * w / lr
+    n += g * g
+    lamda1 = _c(dt, attrs.lamda1)
+    shrunk = (xp.sign(z) * lamda1 - z) / ((_c(dt, attrs.beta) + xp.sqrt(n)) / lr
+                                         + _c(dt, attrs.wd))
+    return shrunk * (xp.abs(z) > lamda1)
+
+
+def ftml_rule(xp, attrs, w, g, d, v, z):
+    dt = w.dtype
+    g = _scaled_wd(xp, attrs, w, g, dt, "clip_grad")
+    b1, b2, t = attrs.beta1, attrs.beta2, attrs.t
+    v *= _c(dt, b2)
+    v += _c(dt, 1 - b2) * g * g
+    d_t = _c(dt, (1 - b1 ** t) / attrs.lr) * (xp.sqrt(v / _c(dt, 1 - b2 ** t))
+                                               + _c(dt, attrs.epsilon))
+    z *= _c(dt, b1)
+    z += _c(dt, 1 - b1) * g - (d_t - _c(dt, b1) * d) * w
+    d[...] = d_t
+    return -z / d_t
+
+
+def signsgd_rule(xp, attrs, w, g):
+    dt = w.dtype
+    # MXNet's SignSGD ignores rescale_grad and clip_gradient: only the sign matters
+    return _c(dt, 1.0 - attrs.lr * attrs.wd) * w - _c(dt, attrs.lr) * xp.sign(g).astype(dt)
+
+
+def signum_rule(xp, attrs, w, g, mom):
+    dt = w.dtype
+    keep = _c(dt, 1 - attrs.momentum)
+    mom *= _c(dt, attrs.momentum)
+    mom -= keep * _c(dt, attrs.wd) * w
+    mom -= keep * _scaled(xp, attrs, g, dt)
+    return _c(dt, 1.0 - attrs.lr * attrs.wd_lh) * w + _c(dt, attrs.lr) * xp.sign(mom).astype(dt)
+
+
+# ----------------------------------------------------------------------------- op builders
+
+_COMMON = {"lr": Attr("float"), "wd": Attr("float", 0.0), "rescale_grad": Attr("float", 1.0),
+           "clip_gradient": Attr("float", -1.0)}
+
+
+def _check_shapes(name, shapes):
+    known = [s for s in shapes if s is not None]
+    if not known:
+        return [None] * len(shapes), [None]
+    first = tuple(known[0])
+    for s in known:
+        if tuple(s) != first:
+            fail(name, "weight, gradient and states must have the same shape", *shapes)
+    return [first] * len(shapes), [first]
+
+
+def _infer_shape_for(name):
+    return lambda attrs, shapes: _check_shapes(name, shapes)
+
+
+def _single(name, rule, states, attrs, aliases=()):
+    """An update op: inputs ``weight, grad, *states``; output the new weight."""
+
+    def forward(oc, a, inputs, out):
+        new_w = rule(oc.xp, a, *inputs)
+        return [put(out, 0, new_w.astype(inputs[0].dtype, copy=False))]
+
+    register(OpDef(name, forward, attrs={**_COMMON, **attrs},
+                   inputs=("weight", "grad") + tuple(states), aux=tuple(states),
+                   infer_shape=_infer_shape_for(name), differentiable=False, aliases=aliases))
+
+
+def _mp_infer_type(op, attrs, in_dtypes):
+    # weight and grad in the low precision; momentum and master weight in float32
+    names = op.input_names(attrs)
+    low = in_dtypes[0] if in_dtypes[0] is not None else in_dtypes[1]
+    ins = [np.dtype(np.float32) if n in ("mom", "weight32") else low for n in names]
+    return ins, [low]
+
+
+def _mixed(name, rule, states, attrs):
+    """A multi-precision op: inputs ``weight, grad, *states, weight32`` (float32 states and
+    master weight); the rule runs on the master copy, the output is cast back."""
+
+    def forward(oc, a, inputs, out):
+        weight, grad, *rest = inputs
+        weight32 = rest[-1]
+        new32 = rule(oc.xp, a, weight32, grad.astype(np.float32), *rest[:-1])
+        weight32[...] = new32
+        return [put(out, 0, new32.astype(weight.dtype))]
+
+    register(OpDef(name, forward, attrs={**_COMMON, **attrs},
+                   inputs=("weight", "grad") + tuple(states) + ("weight32",),
+                   aux=tuple(states) + ("weight32",), infer_shape=_infer_shape_for(name),
+                   infer_type=_mp_infer_type, differentiable=False))
+
+
+_MOM = {"momentum": Attr("float", 0.0), "lazy_update": Attr("bool", True)}
+_single("sgd_update", sgd_rule, (), {"lazy_update": Attr("bool", True)})
+_single("sgd_mom_update", sgd_mom_rule, ("mom",), _MOM)
+_single("nag_mom_update", nag_mom_rule, ("mom",), {"momentum": Attr("float", 0.0)})
+_mixed("mp_sgd_update", sgd_rule, (), {"lazy_update": Attr("bool", True)})
+_mixed("mp_sgd_mom_update", sgd_mom_rule, ("mom",), _MOM)
+_mixed("mp_nag_mom_update", mp_nag_mom_rule, ("mom",), {"momentum": Attr("float", 0.0)})
+_single("adam_update", adam_rule, ("mean", "var"),
+        {"beta1": Attr("float", 0.9), "beta2": Attr("float", 0.999),
+         "epsilon": Attr("float", 1e-8), "lazy_update": Attr("bool", True)})
+_single("rmsprop_update", rmsprop_rule, ("n",),
+        {"gamma1": Attr("float", 0.95), "epsilon": Attr("float", 1e-8),
+         "clip_weights": Attr("float", -1.0)})
+_single("rmspropalex_update", rmspropalex_rule, ("n", "g", "delta"),
+        {"gamma1": Attr("float", 0.95), "gamma2": Attr("float", 0.9),
+         "epsilon": Attr("float", 1e-8), "clip_weights": Attr("float", -1.0)})
+_single("ftrl_update", ftrl_rule, ("z", "n"),
+        {"lamda1": Attr("float", 0.01), "beta": Attr("float", 1.0)})
+_single("ftml_update", ftml_rule, ("d", "v", "z"),
+        {"beta1": Attr("float", 0.6), "beta2": Attr("float", 0.999),
+         "epsilon": Attr("float", 1e-8), "t": Attr("int"), "clip_grad": Attr("float", -1.0)})
+_single("signsgd_update", signsgd_rule, (), {})
+_single("signum_update", signum_rule, ("mom",),
+        {"momentum": Attr("float", 0.0), "wd_lh": Attr("float", 0.0)})

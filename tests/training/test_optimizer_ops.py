@@ -1,0 +1,73 @@
+"""Optimizer update operators against MXNet 1.9.1 (fixture ``training/optimizer_ops``):
+the returned weight and every mutated state."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import gluonlite as mx
+from gluonlite.ops.registry import get_op
+
+HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "training")
+with open(os.path.join(HERE, "optimizer_ops.json")) as _f:
+    SPEC = json.load(_f)
+DATA = np.load(os.path.join(HERE, "optimizer_ops.npz"))
+
+
+def _call(op_name, nds, attrs):
+    fn = getattr(mx.nd, op_name, None) or getattr(mx.nd._internal, op_name)
+    if op_name.startswith("multi_") and "num_weights" in attrs:
+        step = len(nds) // attrs["num_weights"]
+        return fn(*nds, out=nds[::step], **attrs)
+    if op_name.endswith("adamw_update"):
+        return fn(*nds, out=nds[0], **attrs)
+    return fn(*nds, **attrs)
+
+
+@pytest.mark.parametrize("case", sorted(SPEC))
+def test_update_matches_mxnet(case):
+    op_name, attrs, n_in, n_out = SPEC[case]
+    inputs = [DATA[f"{case}/in{i}"] for i in range(n_in)]
+    nds = [mx.nd.array(x, dtype=x.dtype) for x in inputs]
+    out = _call(op_name, nds, attrs)
+    outs = out if isinstance(out, list) else [out]
+    assert len(outs) == n_out
+    for i, o in enumerate(outs):
+        want = DATA[f"{case}/out{i}"]
+        assert o.dtype == want.dtype, (case, i)
+        tol = 2e-3 if want.dtype == np.float16 else 1e-5
+        np.testing.assert_allclose(o.asnumpy(), want, rtol=tol, atol=tol, err_msg=f"out{i}")
+    for i in range(n_in):
+        want = DATA[f"{case}/after{i}"]
+        tol = 2e-3 if want.dtype == np.float16 else 1e-5
+        np.testing.assert_allclose(nds[i].asnumpy(), want, rtol=tol, atol=tol,
+                                   err_msg=f"input {i} after the update")
+
+
+def test_out_weight_is_updated_in_place():
+    w = mx.nd.array([1.0, 2.0])
+    g = mx.nd.array([0.5, -0.5])
+    mom = mx.nd.zeros((2,))
+    version = w._version if hasattr(w, "_version") else None
+    res = mx.nd.sgd_mom_update(w, g, mom, out=w, lr=0.1, momentum=0.9)
+    assert res is w
+    np.testing.assert_allclose(w.asnumpy(), [0.95, 2.05])
+    np.testing.assert_allclose(mom.asnumpy(), [-0.05, 0.05])
+    if version is not None:
+        assert w._version != version
+
+
+def test_states_are_auxiliary_and_ops_not_differentiable():
+    op = get_op("adam_update")
+    assert op.aux_names == ("mean", "var") and not op.differentiable
+    assert get_op("_contrib_adamw_update") is get_op("_adamw_update")
+    assert mx.nd.contrib.adamw_update is not None
+
+
+def test_shape_mismatch_names_the_operator():
+    with pytest.raises(mx.MXNetError, match="sgd_mom_update"):
+        mx.nd.sgd_mom_update(mx.nd.ones((2, 3)), mx.nd.ones((3, 2)), mx.nd.zeros((2, 3)), lr=0.1)
+    with pytest.raises(mx.MXNetError, match="multi_sgd_update"):
+        mx.nd.multi_sgd_update(mx.nd.ones((2,)), mx.nd.ones((2,)), lrs=(0.1, 0.2), wds=(0.0,),
+                               num_weights=1)
