@@ -37,6 +37,8 @@ from . import executor  # noqa: E402,F401
 from . import runtime  # noqa: E402,F401
 from . import callback  # noqa: E402,F401
 from . import lr_scheduler  # noqa: E402,F401
+from . import optimizer  # noqa: E402,F401
+from .optimizer import Optimizer  # noqa: E402,F401
 
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",

@@ -31,37 +31,47 @@ class _PerWeight:
 
     __slots__ = ("lr", "wd", "momentum", "rescale_grad", "clip_gradient")
 
-    def __init__(self, attrs, i):
-        self.lr = attrs.lrs[i]
-        self.wd = attrs.wds[i]
+    def __init__(self, attrs, lr, wd):
+        self.lr = lr
+        self.wd = wd
         self.momentum = attrs.momentum
         self.rescale_grad = attrs.rescale_grad
         self.clip_gradient = attrs.clip_gradient
 
 
-def _multi(name, per_weight, momentum: bool, mixed: bool):
+def _multi(name, per_weight, momentum: bool, mixed: bool, preloaded: bool = False):
+    """An aggregated update.  ``preloaded`` ops take ``lrs`` and ``wds`` as two trailing
+    array inputs (LARS computes them on the device) instead of attributes."""
     names = ("weight", "grad") + (("mom",) if momentum else ()) + (("weight32",) if mixed else ())
     step = len(names)
+    extra = 2 if preloaded else 0
 
     def input_names(attrs):
-        return tuple(f"{n}_{i}" for i in range(attrs.num_weights) for n in names)
+        per = tuple(f"{n}_{i}" for i in range(attrs.num_weights) for n in names)
+        return per + (("lrs", "wds") if preloaded else ())
 
     def check(attrs, count):
         if not 1 <= attrs.num_weights <= _MAX_WEIGHTS:
             fail(name, f"num_weights must be in [1, {_MAX_WEIGHTS}], got {attrs.num_weights}")
-        if len(attrs.lrs) != attrs.num_weights or len(attrs.wds) != attrs.num_weights:
+        if not preloaded and (len(attrs.lrs) != attrs.num_weights
+                              or len(attrs.wds) != attrs.num_weights):
             fail(name, f"lrs and wds need num_weights={attrs.num_weights} values, got "
                        f"{len(attrs.lrs)} and {len(attrs.wds)}")
-        if count != step * attrs.num_weights:
-            fail(name, f"expected {step * attrs.num_weights} inputs, got {count}")
+        if count != step * attrs.num_weights + extra:
+            fail(name, f"expected {step * attrs.num_weights + extra} inputs, got {count}")
 
     def forward(oc, attrs, inputs, out):
         check(attrs, len(inputs))
         xp = oc.xp
+        if preloaded:
+            lrs = [float(v) for v in inputs[-2].tolist()]
+            wds = [float(v) for v in inputs[-1].tolist()]
+        else:
+            lrs, wds = attrs.lrs, attrs.wds
         results = []
         for i in range(attrs.num_weights):
             group = inputs[i * step:(i + 1) * step]
-            a = _PerWeight(attrs, i)
+            a = _PerWeight(attrs, lrs[i], wds[i])
             weight, grad = group[0], group[1]
             states = list(group[2:])
             if mixed:
@@ -85,6 +95,8 @@ def _multi(name, per_weight, momentum: bool, mixed: bool):
                          *group)
                 shapes[i * step + j] = known
             outs.append(known)
+        if preloaded:
+            shapes[-2] = shapes[-1] = (attrs.num_weights,)
         return shapes, outs
 
     def infer_type(op, attrs, dtypes):
@@ -97,14 +109,18 @@ def _multi(name, per_weight, momentum: bool, mixed: bool):
                 else:
                     dtypes[i * step + j] = low
             outs.append(low)
+        if preloaded:
+            dtypes[-2] = dtypes[-1] = _F32
         return dtypes, outs
 
-    aux_names = tuple(f"{n}_{i}" for i in range(_MAX_WEIGHTS) for n in names if n in ("mom", "weight32"))
+    attrs = {"momentum": Attr("float", 0.0), "rescale_grad": Attr("float", 1.0),
+             "clip_gradient": Attr("float", -1.0), "num_weights": Attr("int", 1)}
+    if not preloaded:
+        attrs.update(lrs=Attr("floats"), wds=Attr("floats"))
+    aux_names = tuple(f"{n}_{i}" for i in range(_MAX_WEIGHTS) for n in names
+                      if n in ("mom", "weight32"))
     register(OpDef(name, forward, inputs=input_names, num_outputs=lambda a: a.num_weights,
-                   attrs={"lrs": Attr("floats"), "wds": Attr("floats"),
-                          "momentum": Attr("float", 0.0), "rescale_grad": Attr("float", 1.0),
-                          "clip_gradient": Attr("float", -1.0), "num_weights": Attr("int", 1)},
-                   aux=aux_names, infer_shape=infer_shape, infer_type=infer_type,
+                   attrs=attrs, aux=aux_names, infer_shape=infer_shape, infer_type=infer_type,
                    key_var_num_args="num_weights", differentiable=False))
 
 
@@ -121,6 +137,11 @@ _multi("multi_sgd_update", _plain_rule, momentum=False, mixed=False)
 _multi("multi_sgd_mom_update", _mom_rule, momentum=True, mixed=False)
 _multi("multi_mp_sgd_update", _plain_rule, momentum=False, mixed=True)
 _multi("multi_mp_sgd_mom_update", _mom_rule, momentum=True, mixed=True)
+_multi("preloaded_multi_sgd_update", _plain_rule, momentum=False, mixed=False, preloaded=True)
+_multi("preloaded_multi_sgd_mom_update", _mom_rule, momentum=True, mixed=False, preloaded=True)
+_multi("preloaded_multi_mp_sgd_update", _plain_rule, momentum=False, mixed=True, preloaded=True)
+_multi("preloaded_multi_mp_sgd_mom_update", _mom_rule, momentum=True, mixed=True,
+       preloaded=True)
 
 
 # ----------------------------------------------------------------------------- LARS

@@ -61,17 +61,9 @@ def sgd_mom_rule(xp, attrs, w, g, mom):
 
 
 def nag_mom_rule(xp, attrs, w, g, mom):
-    dt = w.dtype
-    step = _c(dt, attrs.lr) * (_scaled(xp, attrs, g, dt) + _c(dt, attrs.wd) * w)
-    mom *= _c(dt, attrs.momentum)
-    new_w = w - mom + _c(dt, attrs.momentum + 1) * (mom - step)
-    mom -= step
-    return new_w
-
-
-def mp_nag_mom_rule(xp, attrs, w, g, mom):
-    """The float32-master NAG of ``mp_nag_mom_update``: unlike ``nag_mom_update`` its
-    momentum step takes the weight decay of the already updated weight."""
+    """Nesterov momentum.  The momentum step takes the weight decay of the already
+    updated weight: MXNet's kernels write the weight first and read it back, and its
+    NAG optimizer always updates in place (``out=weight``)."""
     dt = w.dtype
     g = _scaled(xp, attrs, g, dt)
     mom *= _c(dt, attrs.momentum)
@@ -217,7 +209,7 @@ _single("sgd_mom_update", sgd_mom_rule, ("mom",), _MOM)
 _single("nag_mom_update", nag_mom_rule, ("mom",), {"momentum": Attr("float", 0.0)})
 _mixed("mp_sgd_update", sgd_rule, (), {"lazy_update": Attr("bool", True)})
 _mixed("mp_sgd_mom_update", sgd_mom_rule, ("mom",), _MOM)
-_mixed("mp_nag_mom_update", mp_nag_mom_rule, ("mom",), {"momentum": Attr("float", 0.0)})
+_mixed("mp_nag_mom_update", nag_mom_rule, ("mom",), {"momentum": Attr("float", 0.0)})
 _single("adam_update", adam_rule, ("mean", "var"),
         {"beta1": Attr("float", 0.9), "beta2": Attr("float", 0.999),
          "epsilon": Attr("float", 1e-8), "lazy_update": Attr("bool", True)})

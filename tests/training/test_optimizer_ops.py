@@ -20,7 +20,7 @@ def _call(op_name, nds, attrs):
     if op_name.startswith("multi_") and "num_weights" in attrs:
         step = len(nds) // attrs["num_weights"]
         return fn(*nds, out=nds[::step], **attrs)
-    if op_name.endswith("adamw_update"):
+    if op_name.endswith("adamw_update") or op_name == "nag_mom_update":
         return fn(*nds, out=nds[0], **attrs)
     return fn(*nds, **attrs)
 

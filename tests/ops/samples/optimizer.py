@@ -29,7 +29,7 @@ def _sgd_mom(w, grad, mom, lr, momentum=0.0, wd=0.0, **kw):
 def _nag(w, grad, mom, lr, momentum=0.0, wd=0.0, **kw):
     step = lr * (_g(grad, **kw) + wd * w)
     m = momentum * mom
-    return w - m + (momentum + 1) * (m - step)
+    return w - m + (momentum + 1) * (m - step)  # the returned weight uses the old one
 
 
 def _mp(rule):
@@ -96,6 +96,14 @@ def _multi(rule, per_weight):
             group = inputs[i * per_weight:(i + 1) * per_weight]
             outs.append(rule(*group, lr=lrs[i], wd=wds[i], **kw))
         return outs
+    return ref
+
+
+def _preloaded(rule, per_weight):
+    def ref(*inputs, num_weights, **kw):
+        lrs, wds = inputs[-2], inputs[-1]
+        return _multi(rule, per_weight)(*inputs[:-2], lrs=lrs, wds=wds,
+                                        num_weights=num_weights, **kw)
     return ref
 
 
@@ -234,6 +242,25 @@ SAMPLES = {
                 _half(5), _half(5), _f32(5), _f32(5)],
                dict(lrs=(0.1, 0.2), wds=(0.01, 0.0), momentum=0.9, num_weights=2),
                ref=_multi(_mp(_sgd_mom), 4), rtol=1e-3, atol=1e-3, name="two"),
+    ],
+    "preloaded_multi_sgd_update": [
+        Sample([_x(3, 4), _x(3, 4), _x(5), _x(5), np.array([0.1, 0.2]), np.array([0.01, 0.0])],
+               dict(num_weights=2, **_CLIP), ref=_preloaded(_sgd, 2), name="two"),
+    ],
+    "preloaded_multi_sgd_mom_update": [
+        Sample([_x(3, 4), _x(3, 4), _x(3, 4), _x(5), _x(5), _x(5), np.array([0.1, 0.2]),
+                np.array([0.01, 0.0])], dict(momentum=0.9, num_weights=2),
+               ref=_preloaded(_sgd_mom, 3), name="two"),
+    ],
+    "preloaded_multi_mp_sgd_update": [
+        Sample([_half(3, 4), _half(3, 4), _f32(3, 4), np.array([0.1], np.float32),
+                np.array([0.01], np.float32)], dict(num_weights=1),
+               ref=_preloaded(_mp(_sgd), 3), rtol=1e-3, atol=1e-3, name="one"),
+    ],
+    "preloaded_multi_mp_sgd_mom_update": [
+        Sample([_half(3, 4), _half(3, 4), _f32(3, 4), _f32(3, 4), np.array([0.1], np.float32),
+                np.array([0.01], np.float32)], dict(num_weights=1, momentum=0.9),
+               ref=_preloaded(_mp(_sgd_mom), 4), rtol=1e-3, atol=1e-3, name="one"),
     ],
     "multi_sum_sq": [
         Sample([_f32(3, 4), _f32(5), _f32(2, 2, 2)], dict(num_arrays=3), ref=_sum_sq,
