@@ -6,3 +6,4 @@ from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
 from . import nn  # noqa: F401
 from . import contrib  # noqa: F401
 from . import utils  # noqa: F401
+from . import loss  # noqa: F401

@@ -123,7 +123,10 @@ def _pick_fwd(oc, attrs, inputs, out):
     data, index = inputs
     axis, i = _pick_index(xp, attrs, data, index)
     y = xp.take_along_axis(data, i, axis=axis)
-    y = y.reshape(index.shape) if index.ndim else y.reshape(1)
+    # the output shape follows data and keepdims, whatever shape of the same size the
+    # index has ((4,) and (4, 1) both pick one element per row of a (4, 5) input)
+    if not attrs.keepdims:
+        y = y.reshape(data.shape[:axis] + data.shape[axis + 1:] or (1,))
     return [put(out, 0, y)]
 
 
@@ -144,15 +147,14 @@ def _pick_infer(attrs, in_shapes):
     if attrs.axis is None:
         fail("pick", "axis=None is not supported by pick yet. Must specify an axis")
     axis = norm_axis("pick", attrs.axis, len(data))
-    want = list(data)
-    if attrs.keepdims:
-        want[axis] = 1
-    else:
-        del want[axis]
-    want = tuple(want) or (1,)
-    if index is not None and tuple(index) != want and 0 not in index and 0 not in want:
-        fail("pick", f"index shape {tuple(index)} does not match {want}", data, index)
-    return [tuple(data), want], [want]
+    without_axis = tuple(data[:axis]) + tuple(data[axis + 1:]) or (1,)
+    out = tuple(data[:axis]) + (1,) + tuple(data[axis + 1:]) if attrs.keepdims else without_axis
+    if index is None:
+        index = without_axis
+    elif 0 not in index and 0 not in without_axis and \
+            int(np.prod(index)) != int(np.prod(without_axis)):
+        fail("pick", f"index shape {tuple(index)} does not match {without_axis}", data, index)
+    return [tuple(data), tuple(index)], [out]
 
 
 register(OpDef(

@@ -29,7 +29,8 @@ def _pick_ref(data, index, axis=-1, keepdims=False, mode="clip"):
     i = _fix(index, data.shape[ax], mode).reshape(
         data.shape[:ax] + (1,) + data.shape[ax + 1:])
     y = np.take_along_axis(data, i, axis=ax)
-    return y if keepdims else np.squeeze(y, axis=ax).reshape(index.shape)
+    return y if keepdims else np.squeeze(y, axis=ax).reshape(
+        data.shape[:ax] + data.shape[ax + 1:] or (1,))
 
 
 def _batch_take_ref(a, indices):
@@ -80,6 +81,13 @@ SAMPLES = {
         Sample([_x(2, 3, 4), np.array([[5, -1, 2, 0], [1, 2, 3, 4]], dtype=np.int64)],
                dict(axis=1, mode="wrap"), ref=_pick_ref, name="wrap_axis1"),
         Sample([_x(4), np.array([2], dtype=_I32)], dict(axis=0), ref=_pick_ref, name="1d"),
+        # the index may lack the picked axis even with keepdims (SoftmaxCELoss does this)
+        Sample([_x(4, 5), np.array([0, 4, 2, 1], dtype=_I32)], dict(keepdims=True),
+               ref=_pick_ref, name="keepdims_index_without_axis"),
+        Sample([_x(2, 3, 4), np.array([[2, 0, 1, 1], [0, 0, 2, 1]], dtype=_I32)],
+               dict(axis=1, keepdims=True), ref=_pick_ref, name="keepdims_3d_axis1"),
+        Sample([_x(4, 5), np.array([[0], [4], [2], [1]], dtype=_I32)], ref=_pick_ref,
+               name="index_with_unit_axis"),
     ],
     "batch_take": [
         Sample([_x(3, 4), np.array([0, 5, -1], dtype=_I32)], ref=_batch_take_ref,
