@@ -1,0 +1,482 @@
+"""``mx.metric``: evaluation metrics with MXNet 1.9's names, conventions and values.
+
+``update(labels, preds)`` takes lists of NDArrays (or single NDArrays); each metric
+keeps a local sum and count (``reset_local``) and a global one (``reset``), and
+``get()`` returns ``(name, value)``.  Binary-classification metrics (``F1``,
+``MCC``), the correlation metrics (``PearsonCorrelation``, ``PCC``) live in
+``metric_correlation.py`` and are exported here.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy
+
+from . import ndarray
+from . import registry
+from .ndarray import NDArray
+
+__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC",
+           "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "NegativeLogLikelihood",
+           "PearsonCorrelation", "PCC", "Loss", "Torch", "Caffe", "CustomMetric", "np",
+           "create", "register", "alias", "check_label_shapes"]
+
+
+def check_label_shapes(labels, preds, wrap: bool = False, shape: bool = False):
+    """Raise ``ValueError`` when the numbers (or, with ``shape``, the shapes) of labels
+    and predictions differ; with ``wrap``, single NDArrays become one-element lists."""
+    if shape:
+        label_shape, pred_shape = labels.shape, preds.shape
+    else:
+        label_shape, pred_shape = len(labels), len(preds)
+    if label_shape != pred_shape:
+        raise ValueError(f"Shape of labels {label_shape} does not match shape of "
+                         f"predictions {pred_shape}")
+    if wrap:
+        if isinstance(labels, NDArray):
+            labels = [labels]
+        if isinstance(preds, NDArray):
+            preds = [preds]
+    return labels, preds
+
+
+def _numpy(x):
+    return x.asnumpy() if isinstance(x, NDArray) else numpy.asarray(x)
+
+
+class EvalMetric:
+    """Base class of metrics; users subclass it and define ``update``.
+
+    Parameters
+    ----------
+    name : str
+        Name of the metric.
+    output_names, label_names : list of str, optional
+        Which outputs and labels :meth:`update_dict` feeds to the metric.
+    """
+
+    def __init__(self, name, output_names=None, label_names=None, **kwargs):
+        self.name = str(name)
+        self.output_names = output_names
+        self.label_names = label_names
+        self._has_global_stats = kwargs.pop("has_global_stats", False)
+        self._kwargs = kwargs
+        self.reset()
+
+    def __str__(self) -> str:
+        return f"EvalMetric: {dict(self.get_name_value())}"
+
+    def get_config(self) -> dict:
+        """The arguments that re-create this metric with :func:`create`."""
+        config = dict(self._kwargs)
+        config.update(metric=type(self).__name__, name=self.name,
+                      output_names=self.output_names, label_names=self.label_names)
+        return config
+
+    def update_dict(self, label: dict, pred: dict) -> None:
+        """Update from dicts of named labels and outputs."""
+        preds = [pred[n] for n in self.output_names] if self.output_names is not None \
+            else list(pred.values())
+        labels = [label[n] for n in self.label_names] if self.label_names is not None \
+            else list(label.values())
+        self.update(labels, preds)
+
+    def update(self, labels, preds) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must define update()")
+
+    def _add(self, value, count) -> None:
+        """Add to the local and the global sums."""
+        self.sum_metric += value
+        self.global_sum_metric += value
+        self.num_inst += count
+        self.global_num_inst += count
+
+    def reset(self) -> None:
+        """Clear the local and global statistics."""
+        self.num_inst = 0
+        self.sum_metric = 0.0
+        self.global_num_inst = 0
+        self.global_sum_metric = 0.0
+
+    def reset_local(self) -> None:
+        """Clear the local statistics only."""
+        self.num_inst = 0
+        self.sum_metric = 0.0
+
+    def get(self):
+        """``(name, value)`` over the updates since the last local reset."""
+        if self.num_inst == 0:
+            return self.name, float("nan")
+        return self.name, self.sum_metric / self.num_inst
+
+    def get_global(self):
+        """``(name, value)`` over the updates since the last full reset."""
+        if not self._has_global_stats:
+            return self.get()
+        if self.global_num_inst == 0:
+            return self.name, float("nan")
+        return self.name, self.global_sum_metric / self.global_num_inst
+
+    @staticmethod
+    def _pairs(name, value) -> list:
+        names = name if isinstance(name, list) else [name]
+        values = value if isinstance(value, list) else [value]
+        return list(zip(names, values))
+
+    def get_name_value(self) -> list:
+        """``[(name, value), ...]`` of :meth:`get`."""
+        return self._pairs(*self.get())
+
+    def get_global_name_value(self) -> list:
+        """``[(name, value), ...]`` of :meth:`get_global`."""
+        if not self._has_global_stats:
+            return self.get_name_value()
+        return self._pairs(*self.get_global())
+
+
+register = registry.get_register_func(EvalMetric, "metric")
+alias = registry.get_alias_func(EvalMetric, "metric")
+_create = registry.get_create_func(EvalMetric, "metric")
+
+
+def create(metric, *args, **kwargs) -> EvalMetric:
+    """A metric from a name (``'acc'``, ``'ce'``, ...), an instance, a callable
+    ``feval(label, pred)`` (a :class:`CustomMetric`) or a list of those (a
+    :class:`CompositeEvalMetric`)."""
+    if callable(metric) and not isinstance(metric, EvalMetric):
+        return CustomMetric(metric, *args, **kwargs)
+    if isinstance(metric, list):
+        composite = CompositeEvalMetric()
+        for child in metric:
+            composite.add(create(child, *args, **kwargs))
+        return composite
+    return _create(metric, *args, **kwargs)
+
+
+def _flatten(name, value, names, values):
+    names.extend(name if isinstance(name, list) else [name])
+    values.extend(value if isinstance(value, list) else [value])
+
+
+@register
+@alias("composite")
+class CompositeEvalMetric(EvalMetric):
+    """Several metrics updated together; ``get`` returns lists of names and values."""
+
+    def __init__(self, metrics=None, name="composite", output_names=None, label_names=None):
+        super().__init__(name, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+        self.metrics = [create(m) for m in (metrics or [])]
+
+    def add(self, metric) -> None:
+        """Add a child metric (anything :func:`create` accepts)."""
+        self.metrics.append(create(metric))
+
+    def get_metric(self, index: int):
+        """The child metric at ``index``."""
+        try:
+            return self.metrics[index]
+        except IndexError:
+            return ValueError(f"Metric index {index} is out of range 0 and "
+                              f"{len(self.metrics)}")
+
+    def update_dict(self, labels, preds) -> None:
+        if self.label_names is not None:
+            labels = OrderedDict(i for i in labels.items() if i[0] in self.label_names)
+        if self.output_names is not None:
+            preds = OrderedDict(i for i in preds.items() if i[0] in self.output_names)
+        for metric in self.metrics:
+            metric.update_dict(labels, preds)
+
+    def update(self, labels, preds) -> None:
+        for metric in self.metrics:
+            metric.update(labels, preds)
+
+    def reset(self) -> None:
+        for metric in getattr(self, "metrics", ()):
+            metric.reset()
+
+    def reset_local(self) -> None:
+        for metric in getattr(self, "metrics", ()):
+            metric.reset_local()
+
+    def get(self):
+        names, values = [], []
+        for metric in self.metrics:
+            _flatten(*metric.get(), names, values)
+        return names, values
+
+    def get_global(self):
+        names, values = [], []
+        for metric in self.metrics:
+            _flatten(*metric.get_global(), names, values)
+        return names, values
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["metrics"] = [m.get_config() for m in self.metrics]
+        return config
+
+
+@register
+@alias("acc")
+class Accuracy(EvalMetric):
+    """Fraction of correct predictions; predictions whose shape differs from the
+    label's are reduced by ``argmax`` along ``axis``."""
+
+    def __init__(self, axis: int = 1, name: str = "accuracy", output_names=None,
+                 label_names=None):
+        super().__init__(name, axis=axis, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+        self.axis = axis
+
+    def update(self, labels, preds) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            if pred.shape != label.shape:
+                pred = ndarray.argmax(pred, axis=self.axis)
+            pred = _numpy(pred).astype("int32").ravel()
+            label = _numpy(label).astype("int32").ravel()
+            check_label_shapes(label, pred)
+            self._add((pred == label).sum(), len(pred))
+
+
+@register
+@alias("top_k_accuracy", "top_k_acc")
+class TopKAccuracy(EvalMetric):
+    """Fraction of samples whose label is among the ``top_k`` highest predictions."""
+
+    def __init__(self, top_k: int = 1, name: str = "top_k_accuracy", output_names=None,
+                 label_names=None):
+        super().__init__(name, top_k=top_k, output_names=output_names,
+                         label_names=label_names, has_global_stats=True)
+        self.top_k = top_k
+        if self.top_k <= 1:
+            raise AssertionError("Please use Accuracy if top_k is no more than 1")
+        self.name += f"_{self.top_k}"
+
+    def update(self, labels, preds) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            if len(pred.shape) > 2:
+                raise AssertionError("Predictions should be no more than 2 dims")
+            order = numpy.argpartition(_numpy(pred).astype("float32"), -self.top_k)
+            label = _numpy(label).astype("int32")
+            check_label_shapes(label, order)
+            if order.ndim == 1:
+                correct = (order.ravel() == label.ravel()).sum()
+            else:
+                k = min(order.shape[1], self.top_k)
+                correct = (order[:, -k:] == label.reshape(-1, 1)).sum()
+            self._add(correct, order.shape[0])
+
+
+@register
+class Perplexity(EvalMetric):
+    """``exp`` of the mean negative log-probability of the labels; labels equal to
+    ``ignore_label`` are left out."""
+
+    def __init__(self, ignore_label, axis: int = -1, name: str = "perplexity",
+                 output_names=None, label_names=None):
+        super().__init__(name, ignore_label=ignore_label, output_names=output_names,
+                         label_names=label_names, has_global_stats=True)
+        self.ignore_label = ignore_label
+        self.axis = axis
+
+    def update(self, labels, preds) -> None:
+        if len(labels) != len(preds):
+            raise ValueError(f"Perplexity: {len(labels)} labels for {len(preds)} predictions")
+        loss, num = 0.0, 0
+        for label, pred in zip(labels, preds):
+            if label.size != pred.size / pred.shape[-1]:
+                raise ValueError(f"shape mismatch: {label.shape} vs. {pred.shape}")
+            label = label.as_in_context(pred.context).reshape((label.size,))
+            prob = ndarray.pick(pred, label.astype(dtype="int32"), axis=self.axis)
+            if self.ignore_label is not None:
+                ignore = (label == self.ignore_label).astype(prob.dtype)
+                num -= ndarray.sum(ignore).asscalar()
+                prob = prob * (1 - ignore) + ignore
+            loss -= ndarray.sum(ndarray.log(ndarray.maximum(1e-10, prob))).asscalar()
+            num += prob.size
+        self._add(loss, num)
+
+    def get(self):
+        if self.num_inst == 0:
+            return self.name, float("nan")
+        return self.name, math.exp(self.sum_metric / self.num_inst)
+
+    def get_global(self):
+        if self.global_num_inst == 0:
+            return self.name, float("nan")
+        return self.name, math.exp(self.global_sum_metric / self.global_num_inst)
+
+
+class _Regression(EvalMetric):
+    """Mean of a per-batch error; 1-D labels and predictions count as columns."""
+
+    def __init__(self, name, output_names=None, label_names=None):
+        super().__init__(name, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+
+    @staticmethod
+    def _error(diff: numpy.ndarray) -> float:
+        raise NotImplementedError
+
+    def update(self, labels, preds) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _numpy(label), _numpy(pred)
+            if label.ndim == 1:
+                label = label.reshape(label.shape[0], 1)
+            if pred.ndim == 1:
+                pred = pred.reshape(pred.shape[0], 1)
+            self._add(self._error(label - pred), 1)
+
+
+@register
+class MAE(_Regression):
+    """Mean absolute error."""
+
+    def __init__(self, name: str = "mae", output_names=None, label_names=None):
+        super().__init__(name, output_names, label_names)
+
+    @staticmethod
+    def _error(diff):
+        return numpy.abs(diff).mean()
+
+
+@register
+class MSE(_Regression):
+    """Mean squared error."""
+
+    def __init__(self, name: str = "mse", output_names=None, label_names=None):
+        super().__init__(name, output_names, label_names)
+
+    @staticmethod
+    def _error(diff):
+        return (diff ** 2.0).mean()
+
+
+@register
+class RMSE(_Regression):
+    """Root mean squared error (averaged over batches)."""
+
+    def __init__(self, name: str = "rmse", output_names=None, label_names=None):
+        super().__init__(name, output_names, label_names)
+
+    @staticmethod
+    def _error(diff):
+        return numpy.sqrt((diff ** 2.0).mean())
+
+
+class _LabelLogLoss(EvalMetric):
+    """``-log(pred[i, label_i] + eps)`` summed over samples."""
+
+    def __init__(self, eps, name, output_names, label_names):
+        super().__init__(name, eps=eps, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+        self.eps = eps
+
+    def update(self, labels, preds) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _numpy(label).ravel(), _numpy(pred)
+            if label.shape[0] != pred.shape[0]:
+                raise ValueError(f"{type(self).__name__}: {label.shape[0]} labels for "
+                                 f"{pred.shape[0]} predictions (shape {pred.shape})")
+            prob = pred[numpy.arange(label.shape[0]), numpy.int64(label)]
+            self._add((-numpy.log(prob + self.eps)).sum(), label.shape[0])
+
+
+@register
+@alias("ce")
+class CrossEntropy(_LabelLogLoss):
+    """Cross-entropy of predicted probabilities against class labels."""
+
+    def __init__(self, eps: float = 1e-12, name: str = "cross-entropy", output_names=None,
+                 label_names=None):
+        super().__init__(eps, name, output_names, label_names)
+
+
+@register
+@alias("nll_loss")
+class NegativeLogLikelihood(_LabelLogLoss):
+    """Negative log-likelihood of the labels under the predicted probabilities."""
+
+    def __init__(self, eps: float = 1e-12, name: str = "nll-loss", output_names=None,
+                 label_names=None):
+        super().__init__(eps, name, output_names, label_names)
+
+
+@register
+class Loss(EvalMetric):
+    """Mean of the predictions themselves (for outputs that are losses)."""
+
+    def __init__(self, name: str = "loss", output_names=None, label_names=None):
+        super().__init__(name, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+
+    def update(self, _, preds) -> None:
+        if isinstance(preds, NDArray):
+            preds = [preds]
+        for pred in preds:
+            self._add(ndarray.sum(pred).asscalar(), pred.size)
+
+
+@register
+class Torch(Loss):
+    """:class:`Loss` named ``torch``."""
+
+    def __init__(self, name: str = "torch", output_names=None, label_names=None):
+        super().__init__(name, output_names=output_names, label_names=label_names)
+
+
+@register
+class Caffe(Loss):
+    """:class:`Loss` named ``caffe``."""
+
+    def __init__(self, name: str = "caffe", output_names=None, label_names=None):
+        super().__init__(name, output_names=output_names, label_names=label_names)
+
+
+@register
+class CustomMetric(EvalMetric):
+    """A metric from ``feval(label, pred)`` on NumPy arrays, returning a value or
+    ``(sum, count)``."""
+
+    def __init__(self, feval, name=None, allow_extra_outputs: bool = False,
+                 output_names=None, label_names=None):
+        if name is None:
+            name = feval.__name__
+            if "<" in name:
+                name = f"custom({name})"
+        super().__init__(name, feval=feval, allow_extra_outputs=allow_extra_outputs,
+                         output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+        self._feval = feval
+        self._allow_extra_outputs = allow_extra_outputs
+
+    def update(self, labels, preds) -> None:
+        if not self._allow_extra_outputs:
+            labels, preds = check_label_shapes(labels, preds, True)
+        for pred, label in zip(preds, labels):
+            result = self._feval(_numpy(label), _numpy(pred))
+            if isinstance(result, tuple):
+                self._add(*result)
+            else:
+                self._add(result, 1)
+
+    def get_config(self):
+        raise NotImplementedError("CustomMetric cannot be serialized")
+
+
+def np(numpy_feval, name=None, allow_extra_outputs: bool = False) -> CustomMetric:
+    """A :class:`CustomMetric` from a function of NumPy ``(label, pred)``."""
+    def feval(label, pred):
+        return numpy_feval(label, pred)
+    feval.__name__ = numpy_feval.__name__
+    return CustomMetric(feval, name, allow_extra_outputs)
+
+
+from .metric_correlation import F1, MCC, PearsonCorrelation, PCC  # noqa: E402,F401
