@@ -40,6 +40,8 @@ from . import lr_scheduler  # noqa: E402,F401
 from . import optimizer  # noqa: E402,F401
 from .optimizer import Optimizer  # noqa: E402,F401
 from . import metric  # noqa: E402,F401
+from . import kvstore  # noqa: E402,F401
+from . import kvstore as kv  # noqa: E402,F401
 
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",

@@ -345,6 +345,7 @@ def _write_leaf_grads(leaf_grads):
         else:
             target._data[...] = g
         target._bump()
+        leaf._fresh = True  # NDArray._fresh_grad: Trainer.step checks for stale gradients
 
 
 def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True) -> None:

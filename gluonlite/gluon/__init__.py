@@ -7,3 +7,5 @@ from . import nn  # noqa: F401
 from . import contrib  # noqa: F401
 from . import utils  # noqa: F401
 from . import loss  # noqa: F401
+from . import trainer  # noqa: F401
+from .trainer import Trainer  # noqa: F401

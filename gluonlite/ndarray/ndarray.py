@@ -41,7 +41,8 @@ def _op(name):
 class NDArray:
     """An n-dimensional array on a device (MXNet's ``mx.nd.NDArray``)."""
 
-    __slots__ = ("_data", "_ctx", "_chunk", "_entry", "_grad", "_grad_req", "__weakref__")
+    __slots__ = ("_data", "_ctx", "_chunk", "_entry", "_grad", "_grad_req", "_fresh",
+                 "__weakref__")
     __array_priority__ = 1000.0
     # NumPy then defers `ndarray + NDArray` to NDArray.__radd__ instead of converting us
     __array_ufunc__ = None
@@ -293,6 +294,19 @@ class NDArray:
 
     def __hash__(self) -> int:
         return id(self)
+
+    @property
+    def _fresh_grad(self) -> bool:
+        """Whether a backward wrote this variable's gradient since the flag was last
+        cleared (``Trainer.step`` clears it; a stale gradient is an error there)."""
+        try:
+            return self._fresh
+        except AttributeError:  # never set: no backward reached this array
+            return False
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value: bool) -> None:
+        self._fresh = bool(value)
 
     # -- DLPack ----------------------------------------------------------------------
     def __dlpack__(self, *args, **kwargs):
