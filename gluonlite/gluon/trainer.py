@@ -14,7 +14,7 @@ import os
 from ..base import MXNetError
 from .. import kvstore as kvs
 from .. import optimizer as opt
-from .parameter import Parameter, ParameterDict
+from .parameter import Parameter, ParameterDict, _AssertionError
 
 __all__ = ["Trainer"]
 
@@ -73,11 +73,6 @@ class Trainer:
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
-        if self._optimizer.aggregate_num > 1 and update_on_kvstore:
-            raise ValueError("Cannot set update_on_kvstore=True when optimizer.aggregate_num "
-                             "> 1.")
-        if update_on_kvstore is None and self._optimizer.aggregate_num > 1:
-            update_on_kvstore = False
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._reset_kvstore()
 
@@ -122,6 +117,11 @@ class Trainer:
         if kvstore is not None:
             if self._compression_params:
                 kvstore.set_gradient_compression(self._compression_params)
+            if update_on_kvstore and not kvstore.is_capable(kvs.KVStoreBase.OPTIMIZER):
+                if config["update_on_kvstore"]:
+                    raise ValueError(f"Please set update_on_kvstore=False when training with "
+                                     f"{type(kvstore)}")
+                update_on_kvstore = False
             if update_on_kvstore:
                 kvstore.set_optimizer(self._optimizer)
             self._kvstore = kvstore
@@ -137,7 +137,7 @@ class Trainer:
         if kvstore is None:
             return None, False
         if isinstance(kvstore, kvs.KVStoreBase):
-            return kvstore, update_on_kvstore and kvstore.is_capable(kvs.KVStoreBase.OPTIMIZER)
+            return kvstore, update_on_kvstore
         if not isinstance(kvstore, str):
             raise TypeError("kvstore must be KVStore, str or None")
         if len(self._contexts) == 1 and "dist" not in kvstore:
@@ -159,8 +159,7 @@ class Trainer:
             if self._kvstore is not None:
                 idx = self._param2idx[id(param)]
                 arrays = param.list_data()
-                self._kvstore.init(idx, arrays[0])
-                self._kvstore.pull(idx, arrays, priority=-idx)
+                self._kvstore.broadcast(idx, arrays[0], arrays, priority=-idx)
         self._params_to_init = waiting
 
     # -- public API -----------------------------------------------------------------------
@@ -210,7 +209,7 @@ class Trainer:
         gradient clipping)."""
         self._prepare()
         if self._kvstore is not None and self._update_on_kvstore:
-            raise MXNetError("allreduce_grads() when parameters are updated on kvstore is not "
+            raise _AssertionError("allreduce_grads() when parameters are updated on kvstore is not "
                              "supported. Try setting `update_on_kvstore` to False when "
                              "creating trainer.")
         self._allreduce_grads()
@@ -221,15 +220,16 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
-            self._kvstore.push(i, param.list_grad(), priority=-i)
-            if not self._update_on_kvstore:
-                self._kvstore.pull(i, param.list_grad(), priority=-i)
+            # with updates in the store, the summed gradient updates its copy of the
+            # weight, which comes back to every device
+            out = param.list_data() if self._update_on_kvstore else None
+            self._kvstore.pushpull(i, param.list_grad(), out=out, priority=-i)
 
     def update(self, batch_size: float, ignore_stale_grad: bool = False) -> None:
         """The update half of :meth:`step` (after :meth:`allreduce_grads`)."""
         self._prepare()
         if self._kvstore is not None and self._update_on_kvstore:
-            raise MXNetError("update() when parameters are updated on kvstore is not "
+            raise _AssertionError("update() when parameters are updated on kvstore is not "
                              "supported. Try setting `update_on_kvstore` to False when "
                              "creating trainer.")
         self._check_and_rescale_grad(self._scale / batch_size)
@@ -254,9 +254,7 @@ class Trainer:
             if param.grad_req == "null":
                 continue
             datas = param.list_data()
-            if on_kvstore:
-                # the kvstore updated its copy during push: bring it back to every device
-                self._kvstore.pull(i, datas, priority=-i)
+            if on_kvstore:  # updated in the store by _allreduce_grads
                 for data in datas:
                     data._fresh_grad = False
                 continue

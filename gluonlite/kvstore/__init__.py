@@ -1,4 +1,4 @@
 """``mx.kvstore`` / ``mx.kv``: the single-process key-value store."""
-from .kvstore import KVStoreBase, KVStore, create
+from .kvstore import KVStoreBase, KVStore, TestStore, create
 
-__all__ = ["KVStoreBase", "KVStore", "create"]
+__all__ = ["KVStoreBase", "KVStore", "TestStore", "create"]

@@ -10,21 +10,37 @@ span processes (``dist_*``, ``nccl``, Horovod) are not in gluonlite yet.
 from __future__ import annotations
 
 import os
+import warnings
 
 from ..base import MXNetError
 from ..ndarray import NDArray
 from .. import optimizer as opt
 
-__all__ = ["KVStoreBase", "KVStore", "create"]
+__all__ = ["KVStoreBase", "KVStore", "TestStore", "create"]
 
 _TYPES = ("local", "device", "local_allreduce_cpu", "local_allreduce_device", "local_update_cpu")
 
 
 class KVStoreBase:
     """What every store offers; ``is_capable(KVStoreBase.OPTIMIZER)`` says whether
-    updates can run inside the store."""
+    updates can run inside the store.  Subclasses registered with :meth:`register`
+    are created by name with :func:`create`."""
 
     OPTIMIZER = "optimizer"
+    kv_registry: dict = {}
+
+    @staticmethod
+    def register(klass: type) -> type:
+        """Make ``klass`` available to :func:`create` under its lower-cased name."""
+        if not isinstance(klass, type):
+            raise TypeError("KVStoreBase.register expects a class")
+        name = klass.__name__.lower()
+        if name in KVStoreBase.kv_registry:
+            old = KVStoreBase.kv_registry[name]
+            warnings.warn(f"WARNING: New kvstore {klass.__module__}.{klass.__name__} is "
+                          f"overriding existing kvstore {old.__module__}.{old.__name__}")
+        KVStoreBase.kv_registry[name] = klass
+        return klass
 
     @staticmethod
     def is_capable(capability: str) -> bool:
@@ -205,11 +221,55 @@ def _write_atomic(fname: str, data: bytes) -> None:
     os.replace(tmp, fname)
 
 
-def create(name: str = "local") -> KVStore:
-    """A store of type ``name``: ``'local'`` or ``'device'`` (and MXNet's other local
-    variants); multi-process types raise ``MXNetError``."""
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """MXNet's minimal Python store: ``broadcast`` and ``pushpull`` only, no optimizer
+    (so a Trainer using it updates outside the store)."""
+
+    def broadcast(self, key, value, out, priority: int = 0) -> None:
+        for o in _as_list(out):
+            o[:] = value
+
+    def pushpull(self, key, value, out=None, priority: int = 0) -> None:
+        values = _as_list(value)
+        ctx = values[0].context
+        total = values[0].as_in_context(ctx).copy()
+        for v in values[1:]:
+            total += v.as_in_context(ctx)
+        for o in (values if out is None else _as_list(out)):
+            o[:] = total
+
+    @staticmethod
+    def is_capable(capability: str) -> bool:
+        if capability.lower() != KVStoreBase.OPTIMIZER:
+            raise ValueError(f"Unknown capability: {capability}")
+        return False
+
+    @property
+    def type(self) -> str:
+        return "teststore"
+
+    @property
+    def rank(self) -> int:
+        return 0
+
+    @property
+    def num_workers(self) -> int:
+        return 1
+
+    def set_optimizer(self, optimizer) -> None:
+        raise MXNetError("TestStore cannot run an optimizer")
+
+
+def create(name: str = "local") -> KVStoreBase:
+    """A store of type ``name``: a registered Python store (``'teststore'``),
+    ``'local'`` or ``'device'`` (and MXNet's other local variants); multi-process
+    types raise ``MXNetError``."""
     if not isinstance(name, str):
         raise TypeError("name must be a string")
+    name = name.lower()
+    if name in KVStoreBase.kv_registry:
+        return KVStoreBase.kv_registry[name]()
     if name in _TYPES:
         return KVStore(name)
     if name.startswith("dist") or name in ("nccl", "horovod", "byteps"):

@@ -206,3 +206,27 @@ def test_kvstore_optimizer_states_file(tmp_path):
     other.load_optimizer_states(path)
     assert type(other._updater.optimizer) is mx.optimizer.SGD
     np.testing.assert_allclose(other._updater.states[0].asnumpy(), [-0.1, -0.1])
+
+
+def test_registered_python_store_without_optimizer():
+    x = gluon.Parameter("x", shape=(3,))
+    x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="zeros")
+    trainer = gluon.Trainer([x], "sgd", {"learning_rate": 1.0}, kvstore=mx.kv.create("teststore"))
+    with autograd.record():
+        for w in x.list_data():
+            (w + 1).backward()
+    trainer.step(1)
+    assert trainer._update_on_kvstore is False  # TestStore cannot run optimizers
+    for ctx in (mx.cpu(0), mx.cpu(1)):
+        np.testing.assert_array_equal(x.data(ctx).asnumpy(), -2.0)  # both gradients summed
+    strict = gluon.Trainer([x], "sgd", kvstore=mx.kv.create("teststore"), update_on_kvstore=True)
+    with pytest.raises(ValueError, match="update_on_kvstore=False"):
+        strict._init_kvstore()
+    on_store = gluon.Trainer([x], "sgd", {"learning_rate": 1.0})
+    with autograd.record():
+        for w in x.list_data():
+            (w + 1).backward()
+    on_store.step(1)
+    assert on_store._update_on_kvstore
+    with pytest.raises(AssertionError):
+        on_store.update(1)
