@@ -1,0 +1,96 @@
+"""Moving NDArrays from DataLoader worker processes without copying them through a pipe.
+
+A worker writes each array of a batch into a file of ``/dev/shm`` (a named shared
+memory segment) and sends only its name, shape and dtype; the receiving process maps
+the file, unlinks it at once and wraps the mapping in an NDArray: the pages are
+written once by the worker and read in place by the trainer.  Where ``/dev/shm``
+does not exist the array is pickled by value.
+
+The reduction is registered on ``multiprocessing.reduction.ForkingPickler``, as
+MXNet does, so NDArrays sent through multiprocessing queues travel the same way.
+"""
+from __future__ import annotations
+
+import glob
+import mmap
+import os
+import tempfile
+from multiprocessing.reduction import ForkingPickler
+
+import numpy as np
+
+from ...ndarray import NDArray
+from ...context import cpu
+
+__all__ = ["ForkingPickler", "reduce_ndarray", "rebuild_ndarray", "remove_leftovers",
+           "set_owner_tag"]
+
+_SHM_DIR = "/dev/shm"
+_USABLE = os.path.isdir(_SHM_DIR) and os.access(_SHM_DIR, os.W_OK)
+
+
+_owner_tag = None  # set in DataLoader workers: which loader their segments belong to
+
+
+def set_owner_tag(tag: str) -> None:
+    """Name the segments this process writes after ``tag`` (a DataLoader's), so that
+    the loader can remove the ones it never received."""
+    global _owner_tag
+    _owner_tag = tag
+
+
+def _prefix(tag: str) -> str:
+    return f"gluonlite-dl-{tag}-"
+
+
+def rebuild_ndarray(path, shape, dtype):
+    """Map the segment written by :func:`reduce_ndarray`, unlink it, wrap it."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape))
+    fd = os.open(path, os.O_RDWR)
+    try:
+        os.unlink(path)  # the mapping outlives the name
+        mapping = mmap.mmap(fd, count * dtype.itemsize)
+    finally:
+        os.close(fd)
+    # the array keeps the mapping alive; it is released with the last view
+    return NDArray(np.frombuffer(mapping, dtype=dtype, count=count).reshape(shape), cpu())
+
+
+def _rebuild_by_value(data):
+    return NDArray(data, cpu())
+
+
+def reduce_ndarray(arr: NDArray):
+    """Pickle an NDArray as the name of a shared-memory copy of its data."""
+    data = arr.asnumpy()
+    if not _USABLE or data.nbytes == 0:
+        return _rebuild_by_value, (data,)
+    fd, path = tempfile.mkstemp(prefix=_prefix(_owner_tag or str(os.getppid())), dir=_SHM_DIR)
+    try:
+        os.ftruncate(fd, data.nbytes)
+        with mmap.mmap(fd, data.nbytes) as mapping:
+            view = np.frombuffer(mapping, dtype=data.dtype, count=data.size)
+            view[...] = data.reshape(-1)
+            del view
+    except BaseException:
+        os.unlink(path)
+        raise
+    finally:
+        os.close(fd)
+    return rebuild_ndarray, (path, data.shape, data.dtype.str)
+
+
+def remove_leftovers(tag: str) -> None:
+    """Delete segments that workers of the loader ``tag`` wrote but nobody received (a
+    batch abandoned when its DataLoader shut down)."""
+    if not _USABLE:
+        return
+    for path in glob.glob(os.path.join(_SHM_DIR, _prefix(tag) + "*")):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+ForkingPickler.register(NDArray, reduce_ndarray)

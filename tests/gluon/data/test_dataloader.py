@@ -1,0 +1,171 @@
+"""``gluon.data.DataLoader``: batches in this process, in worker processes (through shared
+memory) and in threads; worker errors, dead workers and timeouts surface quickly and no
+process or shared-memory segment is left behind."""
+import glob
+import multiprocessing
+import os
+import time
+
+import numpy as np
+import pytest
+
+import gluonlite as mx
+from gluonlite.gluon import data
+from gluonlite.gluon.data import dataloader as dl
+
+
+class _Squares(data.Dataset):
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, idx):
+        return mx.nd.full((2, 3), idx), float(idx * idx)
+
+
+class _Failing(data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, idx):
+        if idx == 5:
+            raise KeyError("sample 5 is broken")
+        return np.full(2, idx, dtype=np.float32)
+
+
+class _Dying(data.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, idx):
+        if idx == 3:
+            os._exit(7)
+        return np.zeros(2, dtype=np.float32)
+
+
+class _Slow(data.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, idx):
+        time.sleep(2.0)
+        return np.zeros(1, dtype=np.float32)
+
+
+def _segments():
+    return set(glob.glob("/dev/shm/gluonlite-dl-*"))
+
+
+def _check_batches(loader, expect_len=4):
+    batches = list(loader)
+    assert len(batches) == len(loader) == expect_len
+    x, y = batches[1]
+    assert x.shape == (3, 2, 3) and x.dtype == np.float32
+    np.testing.assert_array_equal(x.asnumpy()[:, 0, 0], [3, 4, 5])
+    np.testing.assert_array_equal(y.asnumpy(), [9, 16, 25])
+    assert y.dtype == np.float64  # numpy's dtype of python floats is kept, as in MXNet
+    assert batches[-1][0].shape == (1, 2, 3)
+    return batches
+
+
+@pytest.mark.parametrize("workers,threads", [(0, False), (2, False), (2, True)],
+                         ids=["main", "processes", "threads"])
+def test_batches_in_order(workers, threads):
+    before = _segments()
+    loader = data.DataLoader(_Squares(), batch_size=3, num_workers=workers,
+                             thread_pool=threads)
+    batches = _check_batches(loader)
+    # arrays from worker processes are usable and writable like any other
+    x = batches[0][0]
+    x += 1
+    assert (x.asnumpy()[0] == 1).all()
+    assert _check_batches(loader)  # a second epoch
+    del loader
+    assert _segments() <= before
+
+
+def test_shuffle_sampler_and_batch_sampler_arguments():
+    ds = data.ArrayDataset(np.arange(10, dtype=np.float32))
+    np.random.seed(0)
+    seen = np.concatenate([b.asnumpy() for b in data.DataLoader(ds, 4, shuffle=True)])
+    assert sorted(seen) == list(range(10)) and list(seen) != list(range(10))
+    assert len(data.DataLoader(ds, 4, last_batch="discard")) == 2
+    sampler = data.BatchSampler(data.SequentialSampler(10), 5)
+    assert len(data.DataLoader(ds, batch_sampler=sampler)) == 2
+    with pytest.raises(ValueError, match="batch_size must be specified"):
+        data.DataLoader(ds)
+    with pytest.raises(ValueError, match="shuffle must not be specified"):
+        data.DataLoader(ds, 2, shuffle=True, sampler=data.SequentialSampler(10))
+    with pytest.raises(ValueError, match="must not be specified if batch_sampler"):
+        data.DataLoader(ds, 2, batch_sampler=sampler)
+    with pytest.raises(AssertionError, match="timeout must be positive"):
+        data.DataLoader(ds, 2, timeout=0)
+
+
+@pytest.mark.parametrize("threads", [False, True], ids=["processes", "threads"])
+def test_worker_error_reaches_the_main_process(threads):
+    loader = data.DataLoader(_Failing(), batch_size=2, num_workers=2, thread_pool=threads)
+    start = time.monotonic()
+    with pytest.raises(KeyError, match="sample 5 is broken"):
+        list(loader)
+    assert time.monotonic() - start < 10
+
+
+def test_dead_worker_is_reported_not_waited_for():
+    loader = data.DataLoader(_Dying(), batch_size=2, num_workers=2, timeout=60)
+    start = time.monotonic()
+    with pytest.raises(mx.MXNetError, match="exited unexpectedly with code 7"):
+        list(loader)
+    assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize("threads", [False, True], ids=["processes", "threads"])
+def test_timeout(threads):
+    loader = data.DataLoader(_Slow(), batch_size=1, num_workers=1, timeout=0.3,
+                             thread_pool=threads)
+    with pytest.raises(multiprocessing.TimeoutError):
+        next(iter(loader))
+
+
+def test_no_worker_processes_left_behind():
+    loader = data.DataLoader(_Squares(), batch_size=5, num_workers=2)
+    list(loader)
+    pids = [p.pid for p in loader._worker_pool._pool]
+    del loader
+    import gc
+    gc.collect()
+    for pid in pids:
+        with pytest.raises(OSError):
+            os.kill(pid, 0)  # the worker is gone (and reaped)
+
+
+def test_workers_draw_different_random_numbers():
+    class _Noise(data.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, idx):
+            time.sleep(0.05)  # let both workers take batches
+            return np.random.rand(1).astype(np.float32)
+    values = np.concatenate([b.asnumpy() for b in
+                             data.DataLoader(_Noise(), 1, num_workers=2, prefetch=4)])
+    assert len(set(values.ravel().tolist())) == 4
+
+
+def test_module_names_gluoncv_imports():
+    assert dl.ForkingPickler is multiprocessing.reduction.ForkingPickler
+    batch = dl.default_batchify_fn([(mx.nd.ones(2), 1), (mx.nd.zeros(2), 2)])
+    assert batch[0].shape == (2, 2) and batch[1].asnumpy().tolist() == [1, 2]
+    assert dl.default_mp_batchify_fn([np.ones(3), np.zeros(3)]).shape == (2, 3)
+    moved = dl._as_in_context([mx.nd.ones(1), (mx.nd.ones(1),)], mx.cpu(1))
+    assert moved[0].context == mx.cpu(1) and moved[1][0].context == mx.cpu(1)
+    assert callable(dl.worker_loop) and dl._MultiWorkerIter is not None
+
+
+def test_ndarray_through_a_multiprocessing_queue():
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=lambda q: q.put(mx.nd.arange(6).reshape((2, 3))), args=(queue,))
+    proc.start()
+    got = queue.get(timeout=10)
+    proc.join()
+    np.testing.assert_array_equal(got.asnumpy(), np.arange(6).reshape(2, 3))
