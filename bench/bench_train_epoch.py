@@ -23,9 +23,12 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 SAMPLES, BATCH, CLASSES = 3000, 64, 6
 

@@ -66,12 +66,15 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
             datas.append(x._data)
     pair = ctx._op_contexts
     oc = (pair if pair is not None else _make_pair(ctx))[_state.training]
+    bufs = None
+    if out is not None and op.inplace_out:
+        bufs = _out_buffers(out, ctx)
     try:
         if ctx.device_typeid == 2:
             with oc.xp.cuda.Device(ctx.device_id):
-                res = op.forward(oc, attrs, datas, None)
+                res = op.forward(oc, attrs, datas, bufs)
         else:
-            res = op.forward(oc, attrs, datas, None)
+            res = op.forward(oc, attrs, datas, bufs)
     except MXNetError:
         raise
     except Exception as err:  # a NumPy/CuPy error: name the operator and the shapes
@@ -137,6 +140,16 @@ def _explain(op, attrs, datas, err) -> MXNetError:
         pass
     return MXNetError(f"Operator {op.name}: {type(err).__name__}: {err} "
                       f"(input shapes: {_shapes(datas)})")
+
+
+def _out_buffers(out, ctx):
+    """The raw arrays of ``out`` for an ``inplace_out`` operator, or None when one of
+    them lives elsewhere (the result is then copied as for other operators)."""
+    outs = [out] if isinstance(out, NDArray) else list(out)
+    for o in outs:
+        if o._ctx is not ctx and o._ctx != ctx:
+            return None
+    return [o._data for o in outs]
 
 
 def _make_pair(ctx):

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .attrs import Attr
+from ._blocked import run_rule
 from .common import fail, put
 from .optimizer_updates import _clip, _scaled, sgd_mom_rule, sgd_rule
 from .registry import OpDef, register
@@ -76,11 +77,11 @@ def _multi(name, per_weight, momentum: bool, mixed: bool, preloaded: bool = Fals
             states = list(group[2:])
             if mixed:
                 master = states.pop()
-                new = per_weight(xp, a, master, grad.astype(np.float32), *states)
-                master[...] = new
+                run_rule(xp, per_weight, a, [master, grad.astype(np.float32)] + states, master)
+                results.append(put(out, i, master.astype(weight.dtype)))
             else:
-                new = per_weight(xp, a, weight, grad, *states)
-            results.append(put(out, i, new.astype(weight.dtype, copy=False)))
+                results.append(run_rule(xp, per_weight, a, [weight, grad] + states,
+                                        out[i] if out is not None else None))
         return results
 
     def infer_shape(attrs, shapes):
@@ -121,7 +122,7 @@ def _multi(name, per_weight, momentum: bool, mixed: bool, preloaded: bool = Fals
                       if n in ("mom", "weight32"))
     register(OpDef(name, forward, inputs=input_names, num_outputs=lambda a: a.num_weights,
                    attrs=attrs, aux=aux_names, infer_shape=infer_shape, infer_type=infer_type,
-                   key_var_num_args="num_weights", differentiable=False))
+                   key_var_num_args="num_weights", differentiable=False, inplace_out=True))
 
 
 def _mom_rule(xp, a, w, g, mom):

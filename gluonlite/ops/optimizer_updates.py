@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .attrs import Attr
+from ._blocked import run_rule
 from .common import fail, put
 from .registry import OpDef, register
 
@@ -28,15 +29,20 @@ def _clip(xp, g, bound: float):
 
 
 def _scaled(xp, attrs, grad, dtype):
-    """``clip(rescale_grad * grad)`` in ``dtype``."""
-    return _clip(xp, grad.astype(dtype, copy=False) * dtype.type(attrs.rescale_grad),
-                 attrs.clip_gradient)
+    """``clip(rescale_grad * grad)`` in ``dtype`` (read-only: may be ``grad`` itself)."""
+    g = grad.astype(dtype, copy=False)
+    if attrs.rescale_grad != 1.0:
+        g = g * dtype.type(attrs.rescale_grad)
+    return _clip(xp, g, attrs.clip_gradient)
 
 
 def _scaled_wd(xp, attrs, weight, grad, dtype, clip_name="clip_gradient"):
     """``clip(rescale_grad * grad + wd * weight)`` (the Adam/RMSProp/FTML order)."""
-    g = grad.astype(dtype, copy=False) * dtype.type(attrs.rescale_grad) \
-        + dtype.type(attrs.wd) * weight
+    g = grad.astype(dtype, copy=False)
+    if attrs.rescale_grad != 1.0:
+        g = g * dtype.type(attrs.rescale_grad)
+    if attrs.wd != 0.0:
+        g = g + dtype.type(attrs.wd) * weight
     return _clip(xp, g, getattr(attrs, clip_name))
 
 
@@ -55,8 +61,12 @@ def sgd_rule(xp, attrs, w, g):
 def sgd_mom_rule(xp, attrs, w, g, mom):
     dt = w.dtype
     mom *= _c(dt, attrs.momentum)
-    mom -= _c(dt, attrs.lr * attrs.wd) * w
-    mom -= _c(dt, attrs.lr) * _scaled(xp, attrs, g, dt)
+    if attrs.wd != 0.0:
+        mom -= _c(dt, attrs.lr * attrs.wd) * w
+    if attrs.clip_gradient < 0:  # one multiply: lr * rescale_grad folded
+        mom -= _c(dt, attrs.lr * attrs.rescale_grad) * g.astype(dt, copy=False)
+    else:
+        mom -= _c(dt, attrs.lr) * _scaled(xp, attrs, g, dt)
     return w + mom
 
 
@@ -170,12 +180,12 @@ def _single(name, rule, states, attrs, aliases=()):
     """An update op: inputs ``weight, grad, *states``; output the new weight."""
 
     def forward(oc, a, inputs, out):
-        new_w = rule(oc.xp, a, *inputs)
-        return [put(out, 0, new_w.astype(inputs[0].dtype, copy=False))]
+        return [run_rule(oc.xp, rule, a, inputs, out[0] if out is not None else None)]
 
     register(OpDef(name, forward, attrs={**_COMMON, **attrs},
                    inputs=("weight", "grad") + tuple(states), aux=tuple(states),
-                   infer_shape=_infer_shape_for(name), differentiable=False, aliases=aliases))
+                   infer_shape=_infer_shape_for(name), differentiable=False, aliases=aliases,
+                   inplace_out=True))
 
 
 def _mp_infer_type(op, attrs, in_dtypes):
@@ -193,14 +203,13 @@ def _mixed(name, rule, states, attrs):
     def forward(oc, a, inputs, out):
         weight, grad, *rest = inputs
         weight32 = rest[-1]
-        new32 = rule(oc.xp, a, weight32, grad.astype(np.float32), *rest[:-1])
-        weight32[...] = new32
-        return [put(out, 0, new32.astype(weight.dtype))]
+        run_rule(oc.xp, rule, a, [weight32, grad.astype(np.float32)] + rest[:-1], weight32)
+        return [put(out, 0, weight32.astype(weight.dtype))]
 
     register(OpDef(name, forward, attrs={**_COMMON, **attrs},
                    inputs=("weight", "grad") + tuple(states) + ("weight32",),
                    aux=tuple(states) + ("weight32",), infer_shape=_infer_shape_for(name),
-                   infer_type=_mp_infer_type, differentiable=False))
+                   infer_type=_mp_infer_type, differentiable=False, inplace_out=True))
 
 
 _MOM = {"momentum": Attr("float", 0.0), "lazy_update": Attr("bool", True)}

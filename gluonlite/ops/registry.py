@@ -139,6 +139,10 @@ class OpDef:
         ``backward`` accepts a keyword ``need`` (one bool per input) and may skip the
         gradients of inputs not needed (returning ``None`` for them): a network's first
         layer then computes no gradient for its data.
+    inplace_out : bool
+        ``forward`` may be handed ``out`` buffers that alias its inputs (it reads an
+        element before writing it): ``nd.X(..., out=weight)`` then writes the weight
+        in place instead of through a temporary.  The update operators declare it.
     open_attrs : bool
         Accept undeclared attributes and keep them as strings (``str(value)``), the
         way MXNet passes ``Custom``'s keyword arguments to the user's operator.
@@ -155,8 +159,10 @@ class OpDef:
                  cuda: str | None = None, cuda_grad: Sequence[str] | None = None,
                  backward_uses: tuple = ("inputs", "outputs"),
                  backward_graph: Callable | None = None, doc: str = "",
-                 open_attrs: bool = False, backward_mask: bool = False):
+                 open_attrs: bool = False, backward_mask: bool = False,
+                 inplace_out: bool = False):
         self.name = name
+        self.inplace_out = inplace_out
         self.backward_mask = backward_mask
         self.open_attrs = open_attrs
         self.forward = forward

@@ -1,0 +1,72 @@
+"""Running an elementwise update rule block by block on the CPU.
+
+An optimizer rule is a dozen NumPy operations over the weight, its gradient and its
+states; on whole arrays each one streams the arrays through memory again (ResNet-18's
+11.7 M parameters are 47 MB per array).  Cut into blocks of ``_BLOCK`` elements, the
+same operations run on slices that mostly stay in the cache, and the blocks are shared between two threads
+(NumPy releases the GIL in its loops).  Rules keep their state updates in place: a
+rule on slices mutates the slices of the states.  Measured on the 62 arrays of
+ResNet-18 (2 shared cores, noisy): SGD with momentum 25-28 -> 16-21 ms, Adam 43-51 ->
+30-33 ms (PyTorch's foreach step: 13 and 17-22 ms).
+
+On CuPy, non-contiguous arrays or small arrays the rule runs on the whole arrays.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+# elements per block (1 MB of float32 per array): smaller blocks fit the cache
+# better but pay NumPy's per-call overhead and the GIL more often; on 2 cores
+# 2**14 was 2x slower than 2**18, 2**20 and above slower again
+_BLOCK = 1 << 18
+_PARALLEL_MIN = 1 << 17   # below this many elements one thread is faster
+_THREADS = min(2, os.cpu_count() or 1)
+_pool = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="gluonlite-update")
+    return _pool
+
+
+def _blockable(xp, arrays) -> bool:
+    if xp is not np:
+        return False
+    size = arrays[0].size
+    return size > _BLOCK and all(a.size == size and a.flags.c_contiguous for a in arrays)
+
+
+def run_rule(xp, rule, attrs, inputs, out):
+    """``rule(xp, attrs, weight, grad, *states)`` over ``inputs``, the result written
+    into ``out`` (an array like the weight, which may be the weight itself) or, when
+    ``out`` is None, returned as a new array."""
+    if out is None:
+        out = np.empty(inputs[0].shape, inputs[0].dtype) if xp is np else None
+    if out is None or not _blockable(xp, list(inputs) + [out]):
+        result = rule(xp, attrs, *inputs)
+        if out is None:
+            return result.astype(inputs[0].dtype, copy=False)
+        out[...] = result
+        return out
+    flats = [a.reshape(-1) for a in inputs]
+    target = out.reshape(-1)
+    size = target.size
+
+    def run(start: int, stop: int) -> None:
+        for lo in range(start, stop, _BLOCK):
+            hi = min(lo + _BLOCK, stop)
+            target[lo:hi] = rule(np, attrs, *[f[lo:hi] for f in flats])
+
+    if _THREADS > 1 and size >= _PARALLEL_MIN:
+        half = (size // 2 // _BLOCK) * _BLOCK
+        second = _executor().submit(run, half, size)
+        run(0, half)
+        second.result()
+    else:
+        run(0, size)
+    return out
