@@ -76,3 +76,14 @@ def test_interval_sampler():
     assert len(IntervalSampler(13, interval=3, rollover=False)) == 13  # as MXNet
     with pytest.raises(AssertionError):
         IntervalSampler(3, interval=4)
+
+
+def test_record_file_dataset():
+    import os
+    here = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "recordio")
+    ds = data.RecordFileDataset(os.path.join(here, "indexed.rec"))
+    assert len(ds) == 5
+    header, payload = mx.recordio.unpack(ds[0])  # the first key in the index is 3
+    assert payload == b"payload-3" and header.id == 10
+    with pytest.raises(mx.MXNetError, match="index file"):
+        data.RecordFileDataset(os.path.join(here, "plain.rec"))
