@@ -71,3 +71,39 @@ def test_shape_mismatch_names_the_operator():
     with pytest.raises(mx.MXNetError, match="multi_sgd_update"):
         mx.nd.multi_sgd_update(mx.nd.ones((2,)), mx.nd.ones((2,)), lrs=(0.1, 0.2), wds=(0.0,),
                                num_weights=1)
+
+
+@pytest.mark.parametrize("op_name,n_states", [("sgd_mom_update", 1), ("adam_update", 2),
+                                              ("multi_sgd_mom_update", 1)])
+def test_blocked_two_thread_path_matches_whole_array_rule(op_name, n_states):
+    """Arrays above the block size run in cache-sized blocks on two threads; the result,
+    in place or not, equals the rule applied to the whole arrays at once."""
+    from gluonlite.ops import _blocked
+    rng = np.random.default_rng(2)
+    size = 3 * _blocked._BLOCK + 123  # several blocks and a ragged end, two threads
+    arrays = [rng.standard_normal(size).astype(np.float32) for _ in range(2 + n_states)]
+    if op_name == "adam_update":
+        arrays[3] = np.abs(arrays[3])
+    attrs = dict(lr=0.1, wd=0.01, clip_gradient=0.5, rescale_grad=0.7)
+    if op_name == "multi_sgd_mom_update":
+        attrs = dict(lrs=(0.1,), wds=(0.01,), momentum=0.9, num_weights=1)
+    elif op_name == "sgd_mom_update":
+        attrs["momentum"] = 0.9
+
+    def run(blocked, in_place):
+        saved = _blocked._BLOCK
+        if not blocked:
+            _blocked._BLOCK = 1 << 40  # never block: the whole-array rule
+        try:
+            nds = [mx.nd.array(a) for a in arrays]
+            fn = getattr(mx.nd, op_name)
+            out = fn(*nds, out=nds[0] if in_place else None, **attrs)
+            out = out[0] if isinstance(out, list) else out
+            return [out.asnumpy()] + [x.asnumpy() for x in nds[2:]]
+        finally:
+            _blocked._BLOCK = saved
+
+    reference = run(blocked=False, in_place=False)
+    for in_place in (False, True):
+        for got, want in zip(run(blocked=True, in_place=in_place), reference):
+            np.testing.assert_array_equal(got, want)
