@@ -10,3 +10,4 @@ from . import loss  # noqa: F401
 from . import trainer  # noqa: F401
 from .trainer import Trainer  # noqa: F401
 from . import data  # noqa: F401
+from . import rnn  # noqa: F401

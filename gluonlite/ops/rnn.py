@@ -306,6 +306,8 @@ def _scatter_time(xp, g, src):
 
 
 def _infer(attrs, in_shapes):
+    if attrs.projection_size is not None:
+        fail(_OP, "projection_size is not supported", in_shapes[0])
     ins = list(in_shapes)
     dirs = _dirs(attrs)
     hid = attrs.state_size
