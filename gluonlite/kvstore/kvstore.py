@@ -49,6 +49,16 @@ class KVStoreBase:
             raise ValueError(f"Unknown capability: {capability}")
         return True
 
+    @property
+    def rank(self) -> int:
+        """This worker's rank: always 0 in one process."""
+        return 0
+
+    @property
+    def num_workers(self) -> int:
+        """Number of workers: always 1 in one process."""
+        return 1
+
 
 def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
@@ -75,16 +85,6 @@ class KVStore(KVStoreBase):
     def type(self) -> str:
         """The store's type string."""
         return self._type
-
-    @property
-    def rank(self) -> int:
-        """This worker's rank: always 0 in one process."""
-        return 0
-
-    @property
-    def num_workers(self) -> int:
-        """Number of workers: always 1 in one process."""
-        return 1
 
     # -- keys -----------------------------------------------------------------------
     def _keys_values(self, key, value, what: str):
@@ -248,14 +248,6 @@ class TestStore(KVStoreBase):
     @property
     def type(self) -> str:
         return "teststore"
-
-    @property
-    def rank(self) -> int:
-        return 0
-
-    @property
-    def num_workers(self) -> int:
-        return 1
 
     def set_optimizer(self, optimizer) -> None:
         raise MXNetError("TestStore cannot run an optimizer")

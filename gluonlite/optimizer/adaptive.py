@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 import os
 
-import numpy as np
-
 from .. import ndarray as nd
 from .optimizer import Optimizer, check_dense, register, update_kwargs, zeros_like_weight
 
@@ -264,9 +262,8 @@ class LAMB(Optimizer):
         self._update_impl(index, weight, grad, state, multi_precision=False)
 
     def update_multi_precision(self, index, weight, grad, state) -> None:
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
         self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and first.dtype == np.float16)
+                          multi_precision=self._uses_master_copy(index, weight))
 
     def _update_impl(self, index, weight, grad, state, multi_precision=False) -> None:
         if isinstance(index, (list, tuple)):

@@ -219,6 +219,12 @@ class Optimizer:
         """Apply one update to ``weight`` (in place)."""
         raise NotImplementedError(f"{type(self).__name__} must define update()")
 
+    def _uses_master_copy(self, index, weight) -> bool:
+        """Whether an update of ``weight`` (or of the first of a list) goes through a
+        float32 master copy."""
+        first = weight[0] if isinstance(index, (list, tuple)) else weight
+        return self.multi_precision and first.dtype == np.float16
+
     def update_multi_precision(self, index, weight, grad, state) -> None:
         """:meth:`update`, through the float32 master copy for float16 weights when
         ``multi_precision`` is on."""

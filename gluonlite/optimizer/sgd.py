@@ -49,9 +49,8 @@ class _MomentumSGDBase(Optimizer):
         self._update_impl(index, weight, grad, state, multi_precision=False)
 
     def update_multi_precision(self, index, weight, grad, state) -> None:
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
         self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and first.dtype == np.float16)
+                          multi_precision=self._uses_master_copy(index, weight))
 
     def _single_update(self, weight, grad, state, lr, wd, kwargs, multi_precision,
                        nesterov=False) -> None:
