@@ -3,10 +3,10 @@
 
 ``size`` is ``(width, height)`` or one number: both edges, or with
 ``keep_ratio`` the short edge (the long edge becomes
-``int(long * size / short)``).  ``interp=1`` (default) is OpenCV's bilinear
-resampling (pixel centres at ``+0.5``, borders replicated), ``interp=0`` its
-nearest neighbour (``src = floor(dst * in / out)``); the other OpenCV methods
-(area, cubic, Lanczos) are not supported.  The resampling is two matmuls with
+``int(long * size / short)``).  ``interp`` follows OpenCV: 0 nearest neighbour
+(``src = floor(dst * in / out)``), 1 bilinear (default; pixel centres at ``+0.5``,
+borders replicated), 2 bicubic (a = -0.75), 3 area (cell averages when no axis grows,
+else OpenCV's area-placed linear taps), 4 Lanczos-4.  The resampling is two matmuls with
 interpolation matrices (one per axis), so backward is their transpose.  Integer
 images are computed in float32 and rounded: OpenCV's fixed-point arithmetic can
 differ from that by 1 on ``uint8`` images when upscaling.
@@ -43,7 +43,54 @@ def _out_hw(attrs, h, w, shape):
     return int(h * s / w), s
 
 
-def _interp_matrix(n_in, n_out, interp, dtype):
+def _taps(m, rows, first, weights, n_in):
+    """Add ``weights[:, k]`` at source ``first + k`` (clamped: borders replicate)."""
+    for k in range(weights.shape[1]):
+        np.add.at(m, (rows, np.clip(first + k, 0, n_in - 1)), weights[:, k])
+
+
+def _cubic_weights(x):
+    """OpenCV's bicubic kernel (a = -0.75) at offsets -1, 0, 1, 2 from ``floor(f)``."""
+    a = -0.75
+    w0 = ((a * (x + 1) - 5 * a) * (x + 1) + 8 * a) * (x + 1) - 4 * a
+    w1 = ((a + 2) * x - (a + 3)) * x * x + 1
+    w2 = ((a + 2) * (1 - x) - (a + 3)) * (1 - x) * (1 - x) + 1
+    return np.stack([w0, w1, w2, 1 - w0 - w1 - w2], axis=1)
+
+
+_S45 = 0.70710678118654752440084436210485
+# OpenCV's table of (sin, cos) factors of the 8 Lanczos-4 taps
+_LANCZOS_CS = np.array([[1, 0], [-_S45, -_S45], [0, 1], [_S45, -_S45], [-1, 0], [_S45, _S45],
+                        [0, -1], [-_S45, _S45]])
+
+
+def _lanczos4_weights(x):
+    """OpenCV's Lanczos-4 kernel at offsets -3 .. 4 from ``floor(f)``, normalized."""
+    y0 = -(x + 3) * np.pi / 4
+    y = -(x[:, None] + 3 - np.arange(8)[None, :]) * np.pi / 4
+    with np.errstate(divide="ignore", invalid="ignore"):  # rows on a pixel are replaced
+        w = (_LANCZOS_CS[:, 0] * np.sin(y0)[:, None] + _LANCZOS_CS[:, 1] * np.cos(y0)[:, None]) \
+            / (y * y)
+        w = w / w.sum(axis=1, keepdims=True)
+    exact = x < np.finfo(np.float32).eps  # on a source pixel: that pixel alone
+    w[exact] = (np.arange(8) == 3).astype(float)
+    return w
+
+
+def _area_box(n_in, n_out):
+    """Downscaling by area: each output averages the input cells it covers."""
+    scale = n_in / n_out
+    m = np.zeros((n_out, n_in))
+    for d in range(n_out):  # n_out rows, a handful of cells each: built once per shape
+        lo, hi = d * scale, min((d + 1) * scale, n_in)
+        start, stop = int(np.floor(lo)), int(np.ceil(hi))
+        cells = np.arange(start, stop)
+        cover = np.minimum(cells + 1, hi) - np.maximum(cells, lo)
+        m[d, cells] = cover / (hi - lo)
+    return m
+
+
+def _interp_matrix(n_in, n_out, interp, dtype, area_box=False):
     """(n_out, n_in) matrix mapping an axis of length ``n_in`` to ``n_out``."""
     scale = n_in / n_out
     m = np.zeros((n_out, n_in), dtype=np.float64)
@@ -52,9 +99,23 @@ def _interp_matrix(n_in, n_out, interp, dtype):
         src = np.minimum(np.floor(rows * scale).astype(np.int64), n_in - 1)
         m[rows, src] = 1.0
         return m.astype(dtype)
-    f = (rows + 0.5) * scale - 0.5
-    i0 = np.floor(f).astype(np.int64)
-    a = f - i0
+    if interp == 3 and area_box:
+        return _area_box(n_in, n_out).astype(dtype)
+    if interp == 3:
+        # OpenCV's area method when some axis grows: linear taps placed by cell overlap
+        i0 = np.floor(rows * scale).astype(np.int64)
+        a = (rows + 1) - (i0 + 1) / scale
+        a = np.where(a <= 0, 0.0, a - np.floor(a))
+    else:
+        f = (rows + 0.5) * scale - 0.5
+        i0 = np.floor(f).astype(np.int64)
+        a = f - i0
+    if interp == 2:
+        _taps(m, rows, i0 - 1, _cubic_weights(a), n_in)
+        return m.astype(dtype)
+    if interp == 4:
+        _taps(m, rows, i0 - 3, _lanczos4_weights(a), n_in)
+        return m.astype(dtype)
     a = np.where(i0 < 0, 0.0, a)
     i0 = np.maximum(i0, 0)
     a = np.where(i0 >= n_in - 1, 0.0, a)
@@ -67,11 +128,13 @@ def _interp_matrix(n_in, n_out, interp, dtype):
 
 def _matrices(xp, attrs, shape, dtype):
     h, w = shape[-3], shape[-2]
-    if attrs.interp not in (0, 1):
-        fail(_OP, f"interp={attrs.interp} is not supported (0: nearest, 1: bilinear)", shape)
+    if attrs.interp not in (0, 1, 2, 3, 4):
+        fail(_OP, f"interp={attrs.interp} is not an OpenCV interpolation (0-4)", shape)
     oh, ow = _out_hw(attrs, h, w, shape)
-    return (xp.asarray(_interp_matrix(h, oh, attrs.interp, dtype)),
-            xp.asarray(_interp_matrix(w, ow, attrs.interp, dtype)))
+    # OpenCV averages cells only when neither axis grows
+    box = h >= oh and w >= ow
+    return (xp.asarray(_interp_matrix(h, oh, attrs.interp, dtype, box)),
+            xp.asarray(_interp_matrix(w, ow, attrs.interp, dtype, box)))
 
 
 def _compute_dtype(dtype):
@@ -123,4 +186,4 @@ register(OpDef(_OP, _forward, backward=_backward,
                attrs={"size": Attr("shape", ()), "keep_ratio": Attr("bool", False),
                       "interp": Attr("int", 1)},
                infer_shape=_infer, backward_uses=("inputs",),
-               doc="Resize (H, W, C) / (N, H, W, C) images (bilinear or nearest)."))
+               doc="Resize (H, W, C) / (N, H, W, C) images (OpenCV's interpolations)."))

@@ -73,6 +73,27 @@ def _resize_ref(x, size, keep_ratio=False, interp=1):
     return x[..., iy, :, :][..., ix, :]
 
 
+_INTERP = np.load(__import__("os").path.join(__import__("os").path.dirname(__file__), "..",
+                                            "..", "fixtures", "image_resize_interp.npz"))
+
+
+def _mxnet_resize(key):
+    """MXNet 1.9.1's output for this fixture case (bicubic, area, Lanczos)."""
+    return lambda x, **_: _INTERP[key]
+
+
+def _interp_samples():
+    samples = []
+    for interp in (2, 3, 4):
+        for w, h in ((5, 4), (20, 15), (6, 14)):
+            key = f"f{interp}_{w}x{h}"
+            samples.append(Sample([_INTERP["imgf"].astype(np.float64)],
+                                  dict(size=(w, h), interp=interp),
+                                  ref=_mxnet_resize(key), rtol=1e-5, atol=1e-5,
+                                  name=f"mxnet_{key}"))
+    return samples
+
+
 def _hue_ref(x, min_factor, max_factor):
     import colorsys
     out = np.empty(x.shape)
@@ -112,7 +133,7 @@ SAMPLES = {
                ref=_resize_ref),
         Sample([_rng.standard_normal((5, 3, 3))], dict(size=(4, 7), interp=0), ref=_resize_ref),
         Sample([_uint8(4, 5, 3)], dict(size=(2, 2), interp=0), ref=_resize_ref),
-    ],
+    ] + _interp_samples(),
     "_image_crop": [
         Sample([_rng.standard_normal((4, 5, 3))], dict(x=1, y=2, width=3, height=2),
                ref=lambda a, **k: _crop_ref(a, k["x"], k["y"], k["width"], k["height"])),
