@@ -59,5 +59,8 @@ def test_random_transforms_keep_shape_and_vary():
         assert out.shape == x.shape and out.dtype == x.dtype
     import random
     random.seed(3)
+    crops = [T.RandomResizedCrop(4)(img) for _ in range(5)]
+    assert all(c.shape == (4, 4, 3) and c.dtype == np.uint8 for c in crops)
+    assert len({c.asnumpy().tobytes() for c in crops}) > 1
     applied = [T.RandomApply(T.Cast("float16"), p=0.5)(x).dtype for _ in range(40)]
     assert 5 < sum(d == np.float16 for d in applied) < 35

@@ -3,21 +3,21 @@
 The hybridizable ones are thin blocks over the ``image`` operators of the registry
 (``to_tensor``, ``normalize``, ``resize``, ``crop``, the random colour and flip ops);
 ``Compose`` hybridizes runs of consecutive hybrid transforms, as MXNet's does.
-``CenterCrop`` crops with the same arithmetic as ``mx.image.center_crop``.  The
-transforms that need ``mx.image``'s random crops and rotations
-(``RandomResizedCrop``, ``Rotate``, ``RandomRotation``) are not in gluonlite yet.
+``CenterCrop`` and ``RandomResizedCrop`` use ``mx.image``'s crops.  ``Rotate`` and
+``RandomRotation`` (``mx.image.imrotate``) are not in gluonlite yet.
 """
 from __future__ import annotations
 
 import numbers
 import random
 
+from .... import image
 from ...block import Block, HybridBlock
 from ...nn import HybridSequential, Sequential
 
 __all__ = ["Compose", "HybridCompose", "Cast", "ToTensor", "Normalize", "CropResize",
-           "CenterCrop", "Resize", "RandomFlipLeftRight", "RandomFlipTopBottom",
-           "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue",
+           "CenterCrop", "RandomResizedCrop", "Resize", "RandomFlipLeftRight",
+           "RandomFlipTopBottom", "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue",
            "RandomColorJitter", "RandomLighting", "RandomApply"]
 
 
@@ -129,17 +129,6 @@ class CropResize(HybridBlock):
         return out
 
 
-def _scale_down(src_size, size):
-    """Shrink ``size`` (w, h) keeping its ratio until it fits ``src_size`` (MXNet's)."""
-    w, h = size
-    sw, sh = src_size
-    if sh < h:
-        w, h = float(w * sh) / h, sh
-    if sw < w:
-        w, h = sw, float(h * sw) / w
-    return int(w), int(h)
-
-
 class CenterCrop(Block):
     """Crop the centre to the aspect ratio of ``size`` and resize to ``size``
     (``(w, h)`` or an int); an image smaller than ``size`` is upsampled."""
@@ -148,18 +137,24 @@ class CenterCrop(Block):
         super().__init__()
         if isinstance(size, numbers.Number):
             size = (size, size)
-        self._size = tuple(size)
-        self._interpolation = interpolation
+        self._args = (tuple(size), interpolation)
 
     def forward(self, x):
-        from .... import ndarray as nd
-        h, w = x.shape[-3], x.shape[-2]
-        new_w, new_h = _scale_down((w, h), self._size)
-        x0, y0 = int((w - new_w) / 2), int((h - new_h) / 2)
-        out = nd.image.crop(x, x0, y0, new_w, new_h)
-        if (new_w, new_h) != self._size:
-            out = nd.image.resize(out, self._size, False, self._interpolation)
-        return out
+        return image.center_crop(x, *self._args)[0]
+
+
+class RandomResizedCrop(Block):
+    """A random window of ``scale`` (area fraction) and ``ratio`` (aspect) ranges,
+    resized to ``size`` (Inception-style augmentation)."""
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
+        super().__init__()
+        if isinstance(size, numbers.Number):
+            size = (size, size)
+        self._args = (tuple(size), scale, ratio, interpolation)
+
+    def forward(self, x):
+        return image.random_size_crop(x, *self._args)[0]
 
 
 class RandomFlipLeftRight(_ImageOp):
