@@ -128,3 +128,19 @@ def download(url: str, path: str | None = None, overwrite: bool = False,
             if os.path.exists(tmp):
                 os.remove(tmp)
     raise MXNetError(f"download of {url} failed after {retries} tries: {last_error}")
+
+
+_DEFAULT_REPO = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
+
+
+def _get_repo_url() -> str:
+    """Base URL of the Gluon model and dataset repository (``MXNET_GLUON_REPO``), ending
+    in ``/``.  gluonlite downloads nothing itself; GluonCV and GluonNLP build their URLs
+    with it."""
+    url = os.environ.get("MXNET_GLUON_REPO", _DEFAULT_REPO)
+    return url if url.endswith("/") else url + "/"
+
+
+def _get_repo_file_url(namespace: str, filename: str) -> str:
+    """URL of ``filename`` under ``namespace`` in the Gluon repository."""
+    return f"{_get_repo_url()}{namespace}/{filename}"

@@ -60,3 +60,13 @@ def test_sha1_and_existing_download_is_kept(tmp_path):
 def test_names_mxnet_exposes():
     assert utils.shape_is_known((2, 3)) and not utils.shape_is_known((2, 0))
     assert utils.HookHandle is mx.gluon.block.HookHandle
+
+
+def test_repo_urls(monkeypatch):
+    from gluonlite.gluon import utils
+    monkeypatch.delenv("MXNET_GLUON_REPO", raising=False)
+    assert utils._get_repo_url().endswith(".amazonaws.com/")
+    monkeypatch.setenv("MXNET_GLUON_REPO", "https://mirror.example/gluon")
+    assert utils._get_repo_url() == "https://mirror.example/gluon/"
+    assert utils._get_repo_file_url("gluon/models", "x.zip") == \
+        "https://mirror.example/gluon/gluon/models/x.zip"
