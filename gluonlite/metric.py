@@ -17,6 +17,13 @@ from . import ndarray
 from . import registry
 from .ndarray import NDArray
 
+
+def _scalar(value):
+    """A NumPy scalar as a Python float (MXNet's metrics return Python floats; under
+    NumPy 2 a numpy.float64 would compare with float32 values in float64)."""
+    return float(value) if isinstance(value, numpy.floating) else value
+
+
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC",
            "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "NegativeLogLikelihood",
            "PearsonCorrelation", "PCC", "Loss", "Torch", "Caffe", "CustomMetric", "np",
@@ -108,7 +115,7 @@ class EvalMetric:
         """``(name, value)`` over the updates since the last local reset."""
         if self.num_inst == 0:
             return self.name, float("nan")
-        return self.name, self.sum_metric / self.num_inst
+        return self.name, _scalar(self.sum_metric / self.num_inst)
 
     def get_global(self):
         """``(name, value)`` over the updates since the last full reset."""
@@ -116,7 +123,7 @@ class EvalMetric:
             return self.get()
         if self.global_num_inst == 0:
             return self.name, float("nan")
-        return self.name, self.global_sum_metric / self.global_num_inst
+        return self.name, _scalar(self.global_sum_metric / self.global_num_inst)
 
     @staticmethod
     def _pairs(name, value) -> list:

@@ -9,7 +9,7 @@ import math
 
 import numpy
 
-from .metric import EvalMetric, _numpy, alias, check_label_shapes, register
+from .metric import EvalMetric, _numpy, _scalar, alias, check_label_shapes, register
 
 __all__ = ["F1", "MCC", "PCC", "PearsonCorrelation"]
 
@@ -183,10 +183,10 @@ class PearsonCorrelation(EvalMetric):
         if self.num_inst == 0:
             return self.name, float("nan")
         if self.average == "macro":
-            return self.name, self.sum_metric / self.num_inst
+            return self.name, _scalar(self.sum_metric / self.num_inst)
         n = self._label_nums
-        return self.name, self._conv / ((n - 1) * numpy.sqrt(self._sse_p / (n - 1))
-                                         * numpy.sqrt(self._sse_l / (n - 1)))
+        return self.name, _scalar(self._conv / ((n - 1) * numpy.sqrt(self._sse_p / (n - 1))
+                                                * numpy.sqrt(self._sse_l / (n - 1))))
 
 
 @register

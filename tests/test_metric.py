@@ -101,3 +101,19 @@ def test_bad_inputs_raise_with_shapes():
     with pytest.raises(ValueError):
         mx.metric.check_label_shapes(mx.nd.ones((2, 3)), mx.nd.ones((3, 2)), shape=True)
     assert math.isnan(mx.metric.MAE().get()[1])
+
+
+@pytest.mark.parametrize("name", ["acc", "mae", "f1", "mcc", "pearsonr", "pcc"])
+def test_values_are_python_floats(name):
+    # MXNet returns Python floats; a numpy.float64 would compare with a float32
+    # expectation in float64 under NumPy 2 (2/3 != float32(2/3)).
+    pred = mx.nd.array([[0.3, 0.7], [0, 1.], [0.4, 0.6]])
+    label = mx.nd.array([0, 1, 1])
+    metric = mx.metric.create(name)
+    if name in ("mae", "pearsonr"):
+        pred = pred[:, 1]
+    metric.update([label], [pred])
+    for _, value in (metric.get(), metric.get_global()):
+        assert type(value) is float
+    if name == "acc":
+        assert metric.get()[1] == np.float32(2) / 3
