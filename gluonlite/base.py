@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "numeric_types", "integer_types",
-           "string_types", "py_str", "c_str", "mx_real_t", "_Null"]
+           "string_types", "py_str", "c_str", "mx_real_t", "_Null", "data_dir"]
 
 
 class MXNetError(RuntimeError):
@@ -57,3 +58,15 @@ def py_str(x):
 def c_str(x: str) -> bytes:
     """Encode a string for a C call (kept for API compatibility)."""
     return x.encode("utf-8")
+
+
+def data_dir_default() -> str:
+    """MXNet's default data directory, ``~/.mxnet`` (``%APPDATA%/mxnet`` on Windows)."""
+    if os.name == "nt" and os.environ.get("APPDATA"):
+        return os.path.join(os.environ["APPDATA"], "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir() -> str:
+    """Where datasets and model files live: ``$MXNET_HOME``, else :func:`data_dir_default`."""
+    return os.environ.get("MXNET_HOME", data_dir_default())

@@ -11,3 +11,4 @@ from . import trainer  # noqa: F401
 from .trainer import Trainer  # noqa: F401
 from . import data  # noqa: F401
 from . import rnn  # noqa: F401
+from . import model_zoo  # noqa: F401

@@ -1,0 +1,3 @@
+"""Predefined and pretrained models (``mxnet.gluon.model_zoo``)."""
+from . import model_store
+from . import vision
