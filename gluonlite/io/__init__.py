@@ -1,0 +1,5 @@
+"""Data iterators of MXNet's symbolic API (``mxnet.io``)."""
+from . import io, utils  # noqa: F401
+from .io import DataBatch, DataDesc, DataIter, PrefetchingIter, ResizeIter  # noqa: F401
+from .ndarray_iter import NDArrayIter  # noqa: F401
+from .utils import _getdata_by_idx, _has_instance, _init_data  # noqa: F401
