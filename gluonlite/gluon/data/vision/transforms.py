@@ -3,13 +3,15 @@
 The hybridizable ones are thin blocks over the ``image`` operators of the registry
 (``to_tensor``, ``normalize``, ``resize``, ``crop``, the random colour and flip ops);
 ``Compose`` hybridizes runs of consecutive hybrid transforms, as MXNet's does.
-``CenterCrop`` and ``RandomResizedCrop`` use ``mx.image``'s crops.  ``Rotate`` and
-``RandomRotation`` (``mx.image.imrotate``) are not in gluonlite yet.
+``CenterCrop`` and ``RandomResizedCrop`` use ``mx.image``'s crops, ``Rotate`` and
+``RandomRotation`` its ``imrotate`` (the ``BilinearSampler`` operator).
 """
 from __future__ import annotations
 
 import numbers
 import random
+
+import numpy as np
 
 from .... import image
 from ...block import Block, HybridBlock
@@ -18,7 +20,7 @@ from ...nn import HybridSequential, Sequential
 __all__ = ["Compose", "HybridCompose", "Cast", "ToTensor", "Normalize", "CropResize",
            "CenterCrop", "RandomResizedCrop", "Resize", "RandomFlipLeftRight",
            "RandomFlipTopBottom", "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue",
-           "RandomColorJitter", "RandomLighting", "RandomApply"]
+           "RandomColorJitter", "RandomLighting", "RandomApply", "Rotate", "RandomRotation"]
 
 
 class Compose(Sequential):
@@ -223,6 +225,64 @@ class RandomLighting(_ImageOp):
     def __init__(self, alpha):
         super().__init__(alpha)
         self._alpha = alpha
+
+
+class Rotate(Block):
+    """Rotate a float32 image (C, H, W) or batch (N, C, H, W) by a fixed angle, keeping
+    its shape (see :func:`~gluonlite.image.imrotate`).
+
+    Parameters
+    ----------
+    rotation_degrees : float
+        Counter-clockwise angle in degrees.
+    zoom_in : bool, default False
+        Scale so that no padding shows.
+    zoom_out : bool, default False
+        Scale so that the whole image is kept.
+    """
+
+    def __init__(self, rotation_degrees, zoom_in: bool = False, zoom_out: bool = False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. "
+                            "Consider calling it after ToTensor")
+        return image.imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """Rotate by a random angle from ``angle_limits`` (degrees), with probability
+    ``rotate_with_proba`` (drawn with NumPy's global generator, as MXNet does).
+
+    Parameters
+    ----------
+    angle_limits : tuple of 2 floats
+        Lower and upper angle.
+    zoom_in, zoom_out : bool
+        As for :class:`Rotate`.
+    rotate_with_proba : float, default 1.0
+    """
+
+    def __init__(self, angle_limits, zoom_in: bool = False, zoom_out: bool = False,
+                 rotate_with_proba: float = 1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        if x.dtype is not np.float32:
+            raise TypeError("This transformation only supports float32. "
+                            "Consider calling it after ToTensor")
+        return image.random_rotate(x, *self._args)
 
 
 class RandomApply(Sequential):
