@@ -236,6 +236,8 @@ class OpDef:
                 if self.open_attrs:
                     values[key] = given[key] = value if isinstance(value, str) else str(value)
                     continue
+                if not self.attrs:
+                    continue  # as in MXNet, an operator without parameters ignores them
                 raise MXNetError(f"Operator {self.name}: unknown attribute '{key}'; "
                                  f"expected one of {sorted(self.attrs)}")
             values[key] = spec.parse(self.name, key, value)

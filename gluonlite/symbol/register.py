@@ -18,7 +18,7 @@ from ..name import NameManager
 from ..ops.attrs import format_attr
 from ..ops.registry import OpAttrs, OpDef
 from .graph import Node, variable_node
-from .symbol import Symbol, user_key
+from .symbol import HIDDEN_KEYS, Symbol, user_key
 
 __all__ = ["create", "make_function", "parse_op_attrs", "attr_string"]
 
@@ -87,7 +87,9 @@ def create(op: OpDef, hint: str, inputs: list, kw_inputs: dict, attrs: dict,
     strings = {}
     for key, value in attrs.items():
         spec = op.attrs.get(key)
-        if spec is None and op.open_attrs:
+        if spec is None and (op.open_attrs or not op.attrs):
+            # Custom's keywords; or kept unread on an operator without parameters, as
+            # MXNet keeps them (zeros_like(x, dtype=...) in client code)
             strings[key] = value if isinstance(value, str) else str(value)
             continue
         if spec is None:
@@ -172,8 +174,14 @@ def make_function(op: OpDef, func_name: str):
                 attrs[k] = v
             elif op.open_attrs and k != "out":
                 attrs[k] = v  # Custom: undeclared keywords go to the user's operator
+            elif k in HIDDEN_KEYS:
+                # sym.FullyConnected(..., lr_mult=0): a node attribute __lr_mult__ that
+                # the weight and bias variables made for the node inherit, as in MXNet
+                attr = {**(attr or {}), f"__{k}__": str(v)}
             elif v is None or k == "out":
                 continue  # an input left out (bias=None) or nd-only keyword
+            elif not op.attrs:
+                attrs[k] = v  # ignored by an operator without parameters, as in MXNet
             else:
                 raise MXNetError(f"Operator {op.name}: unknown argument '{k}'; attributes "
                                  f"are {attr_order}")
