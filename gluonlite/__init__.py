@@ -45,6 +45,9 @@ from . import kvstore as kv  # noqa: E402,F401
 from . import recordio  # noqa: E402,F401
 from . import image  # noqa: E402,F401
 from . import io  # noqa: E402,F401
+from . import model  # noqa: E402,F401
+from . import module  # noqa: E402,F401
+from . import module as mod  # noqa: E402,F401
 
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",

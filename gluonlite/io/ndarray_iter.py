@@ -46,8 +46,10 @@ class NDArrayIter(DataIter):
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
         self.num_data = self.data[0][1].shape[0]
+        # more samples than the first data array is allowed (MXNet reads the first
+        # num_data of them); fewer would give short batches
         for name, arr in self.data + self.label:
-            if arr.shape[0] != self.num_data:
+            if arr.shape[0] < self.num_data:
                 raise ValueError(f"NDArrayIter: '{name}' has {arr.shape[0]} samples "
                                  f"(shape {arr.shape}) but '{self.data[0][0]}' has "
                                  f"{self.num_data}")

@@ -54,6 +54,9 @@ def test_bad_inputs_raise():
         mx.io.NDArrayIter(np.ones((4, 2)), last_batch_handle="keep")
     with pytest.raises(ValueError, match=r"'softmax_label' has 3 samples \(shape \(3,\)\)"):
         mx.io.NDArrayIter(np.ones((4, 2)), np.ones(3))
+    # extra label rows are allowed, as in MXNet: the first num_data are read
+    batch = next(mx.io.NDArrayIter(np.ones((2, 2)), np.arange(5), batch_size=2))
+    np.testing.assert_array_equal(batch.label[0].asnumpy(), [0, 1])
     with pytest.raises(TypeError, match="Input must be"):
         mx.io.NDArrayIter("not an array")
 

@@ -1,0 +1,5 @@
+"""The legacy symbolic training API (``mxnet.module``), on the Gluon engine."""
+from .base_module import BaseModule  # noqa: F401
+from .module import Module  # noqa: F401
+
+__all__ = ["BaseModule", "Module"]

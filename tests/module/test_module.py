@@ -1,0 +1,157 @@
+"""``mx.mod.Module`` against MXNet 1.9.1 (fixture ``module/``): one step and a
+``fit`` give MXNet's parameters (Module's weight-decay and multiplier rules included),
+``predict``/``score``, checkpoints both ways, several contexts, and the errors."""
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import gluonlite as mx
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+sys.path.insert(0, FIXTURES)
+from module_cases import BATCH, OPTIMIZER_PARAMS, data, network, start_params  # noqa: E402
+
+EXPECTED = np.load(os.path.join(FIXTURES, "module", "fit.npz"))
+MXNET_PREFIX = os.path.join(FIXTURES, "module", "net")
+
+
+def _nd(d):
+    return {k: mx.nd.array(v) for k, v in d.items()}
+
+
+def _iter():
+    x, y = data()
+    return mx.io.NDArrayIter(x, y, batch_size=BATCH)
+
+
+def _bound(context=None, batch_norm=True):
+    it = _iter()
+    mod = mx.mod.Module(network(mx, batch_norm), context=context or mx.cpu())
+    mod.bind(it.provide_data, it.provide_label)
+    args, aux = start_params()
+    if not batch_norm:
+        args = {k: v for k, v in args.items() if not k.startswith("bn")}
+        aux = {}
+    mod.init_params(arg_params=_nd(args), aux_params=_nd(aux))
+    mod.init_optimizer(optimizer="sgd", optimizer_params=OPTIMIZER_PARAMS)
+    return mod, it
+
+
+def _assert_params(mod, arg_prefix, aux_prefix, rtol=1e-5):
+    args, aux = mod.get_params()
+    for prefix, table in ((arg_prefix, args), (aux_prefix, aux)):
+        if prefix is None:
+            continue
+        for name, value in table.items():
+            np.testing.assert_allclose(value.asnumpy(), EXPECTED[f"{prefix}{name}"],
+                                       rtol=rtol, atol=1e-6, err_msg=name)
+
+
+def test_one_step_matches_mxnet_with_modules_optimizer_rules():
+    mod, it = _bound()
+    mod.forward_backward(next(it))
+    mod.update()
+    # (MXNet shows the BatchNorm statistics of a step only after the next one)
+    _assert_params(mod, "step1:", None)
+    assert mod._optimizer.lr_mult == json.loads(str(EXPECTED["lr_mult"]))
+    assert mod._optimizer.wd_mult == json.loads(str(EXPECTED["wd_mult"]))
+    assert mod._optimizer.wd_mult["fc1_bias"] == 0.0  # no decay for biases
+    assert mod._optimizer.rescale_grad == 1.0 / BATCH
+
+
+def test_fit_predict_score_match_mxnet():
+    it = _iter()
+    mod = mx.mod.Module(network(mx))
+    args, aux = start_params()
+    mod.fit(it, num_epoch=2, optimizer="sgd", optimizer_params=OPTIMIZER_PARAMS,
+            arg_params=_nd(args), aux_params=_nd(aux), eval_metric="acc")
+    _assert_params(mod, "arg:", "aux:", rtol=1e-4)
+    np.testing.assert_allclose(mod.predict(it).asnumpy(), EXPECTED["predict"], rtol=1e-4,
+                               atol=1e-6)
+    assert mod.score(it, "acc")[0][1] == pytest.approx(float(EXPECTED["score"]))
+    assert [name for name, _ in mod.output_shapes] == ["softmax_output"]
+    assert mod.output_shapes[0][1] == (BATCH, 3)
+
+
+def test_several_contexts_equal_one():
+    # (without BatchNorm, whose batch statistics differ on half batches, in MXNet too)
+    single, it = _bound(batch_norm=False)
+    double, _ = _bound(context=[mx.cpu(0), mx.cpu(1)], batch_norm=False)
+    for batch in it:
+        for mod in (single, double):
+            mod.forward_backward(batch)
+            mod.update()
+    for (a, b) in zip(single.get_params(), double.get_params()):
+        for name in a:
+            np.testing.assert_allclose(a[name].asnumpy(), b[name].asnumpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=name)
+    assert double.get_outputs()[0].shape == (BATCH, 3)
+    assert len(double.get_outputs(merge_multi_context=False)[0]) == 2
+
+
+def test_mxnet_checkpoint_loads_and_ours_is_the_same_format(tmp_path):
+    mod = mx.mod.Module.load(MXNET_PREFIX, 1, load_optimizer_states=True)
+    it = _iter()
+    mod.bind(it.provide_data, it.provide_label)
+    np.testing.assert_allclose(mod.predict(it).asnumpy(), EXPECTED["predict"], rtol=1e-4,
+                               atol=1e-6)
+    mod.init_optimizer(optimizer="sgd", optimizer_params=OPTIMIZER_PARAMS)
+    prefix = str(tmp_path / "ours")
+    mod.save_checkpoint(prefix, 1, save_optimizer_states=True)
+    ours = mx.nd.load(prefix + "-0001.params")
+    theirs = mx.nd.load(MXNET_PREFIX + "-0001.params")
+    assert sorted(ours) == sorted(theirs)
+    for key in theirs:
+        np.testing.assert_allclose(ours[key].asnumpy(), theirs[key].asnumpy(), rtol=1e-6)
+    sym, args, aux = mx.model.load_checkpoint(prefix, 1)
+    assert sym.list_outputs() == ["softmax_output"] and "bn_moving_var" in aux
+    with open(prefix + "-0001.states", "rb") as f, open(MXNET_PREFIX + "-0001.states",
+                                                        "rb") as g:
+        assert len(f.read()) > 0 and len(g.read()) > 0
+
+
+def test_fixed_params_inputs_need_grad_and_states():
+    it = _iter()
+    mod = mx.mod.Module(network(mx), fixed_param_names=["fc1_weight"])
+    mod.bind(it.provide_data, it.provide_label, inputs_need_grad=True)
+    args, aux = start_params()
+    mod.init_params(arg_params=_nd(args), aux_params=_nd(aux))
+    mod.init_optimizer(optimizer="sgd", optimizer_params=OPTIMIZER_PARAMS)
+    mod.forward_backward(next(it))
+    mod.update()
+    new_args, _ = mod.get_params()
+    np.testing.assert_array_equal(new_args["fc1_weight"].asnumpy(), args["fc1_weight"])
+    assert not np.allclose(new_args["fc2_weight"].asnumpy(), args["fc2_weight"])
+    grad = mod.get_input_grads()[0]
+    assert grad.shape == (BATCH, 5) and np.abs(grad.asnumpy()).sum() > 0
+
+
+def test_prediction_bind_and_reshape():
+    x, _ = data()
+    mod = mx.mod.Module(network(mx))
+    mod.bind([("data", (BATCH, 5))], for_training=False)
+    args, aux = start_params()
+    mod.set_params(_nd(args), _nd(aux))
+    out = mod.predict(mx.nd.array(x[:BATCH]))
+    assert out.shape == (BATCH, 3)
+    mod.forward(mx.io.DataBatch([mx.nd.array(x[:7])]), is_train=False)  # new batch size
+    assert mod.get_outputs()[0].shape == (7, 3)
+    with pytest.raises(mx.base.MXNetError, match="for_training=False"):
+        mod.backward()
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="not found in symbol.list_arguments"):
+        mx.mod.Module(network(mx), data_names=["pixels"])
+    mod = mx.mod.Module(network(mx))
+    mod.bind([("data", (BATCH, 5))], [("softmax_label", (BATCH,))])
+    with pytest.raises(RuntimeError, match="bn_beta is not presented"):
+        mod.init_params(arg_params={"fc1_weight": mx.nd.zeros((8, 5))})
+    with pytest.raises(mx.base.MXNetError, match=r"'fc1_weight' has shape \(8, 5\)"):
+        mod.init_params(arg_params={"fc1_weight": mx.nd.zeros((2, 2))}, allow_missing=True)
+    with pytest.raises(ValueError, match="not in the arguments"):
+        mod.init_params(arg_params={"bogus": mx.nd.zeros((1,))}, allow_missing=True,
+                        force_init=True)
