@@ -3,11 +3,12 @@ resize operator, OpenCV's interpolation codes 0-4, and MXNet's 9 and 10) and MXN
 crop helpers.
 
 Images are ``(H, W, C)`` NDArrays (``uint8`` after decoding, RGB unless
-``to_rgb=False``).  Random crops draw from Python's ``random`` module, as MXNet's do.
-``ImageIter`` and the augmenter classes are not in gluonlite yet.
+``to_rgb=False``).  Random crops draw from Python's ``random`` module, as MXNet's do.  Greyscale
+decoding follows OpenCV's conversions exactly (see :func:`imdecode`).
 """
 from __future__ import annotations
 
+import functools
 import io
 import numbers
 import random
@@ -30,27 +31,79 @@ def _pil():
     return Image
 
 
-def imdecode(buf, flag: int = 1, to_rgb: bool = True, out=None):
-    """Decode an encoded image (``bytes``, ``bytearray`` or a uint8 NDArray/array) to an
-    ``(H, W, 3)`` (``flag=1``) or ``(H, W, 1)`` (``flag=0``) uint8 NDArray;
-    ``to_rgb=False`` gives OpenCV's BGR order."""
-    if isinstance(buf, nd.NDArray):
-        buf = buf.asnumpy().tobytes()
-    elif isinstance(buf, np.ndarray):
-        buf = buf.tobytes()
+# OpenCV's greyscale conversions: libpng's (truncating, 15-bit weights) for PNG, and
+# OpenCV's own (rounding, 14-bit weights) for the other decoders; JPEG reads luma.
+_PNG_GREY = (9797, 19234, 3737, 15, 0)
+_CV_GREY = (4899, 9617, 1868, 14, 1 << 13)
+
+
+def _open_image(buf: bytes, flag: int):
+    """The decoded Pillow image of ``buf``; greyscale JPEGs decode only the luma plane."""
     image = _pil()
     try:
-        img = image.open(io.BytesIO(bytes(buf)))
+        img = image.open(io.BytesIO(buf))
+        if flag == 0 and img.format == "JPEG":
+            img.draft("L", img.size)
         img.load()
     except Exception as err:  # Pillow raises several types for corrupt data
         raise MXNetError(f"imdecode: cannot decode the image ({len(buf)} bytes): {err}") \
             from err
+    return img
+
+
+def _grey(img) -> np.ndarray:
+    """``(H, W)`` uint8 grey levels as OpenCV's ``IMREAD_GRAYSCALE`` gives them."""
+    if img.mode in ("I;16", "I;16B", "I;16L", "I"):
+        return (np.asarray(img).astype(np.uint32) >> 8).astype(np.uint8)
+    if img.mode in ("L", "LA"):
+        return np.asarray(img.convert("L") if img.mode == "LA" else img)
+    rgb = np.asarray(img if img.mode == "RGB" else img.convert("RGB")).astype(np.uint32)
+    wr, wg, wb, shift, half = _PNG_GREY if img.format == "PNG" else _CV_GREY
+    grey = rgb[:, :, 0] * wr + rgb[:, :, 1] * wg + rgb[:, :, 2] * wb + half
+    return (grey >> shift).astype(np.uint8)
+
+
+def _decode_array(buf: bytes, flag: int = 1, to_rgb: bool = True) -> np.ndarray:
+    """``(H, W, 3)`` (``flag=1``) or ``(H, W, 1)`` (``flag=0``) uint8 NumPy image."""
+    img = _open_image(buf, flag)
     if flag == 0:
-        arr = np.asarray(img.convert("L"))[:, :, None]
+        return _grey(img)[:, :, None]
+    if img.mode in ("I;16", "I;16B", "I;16L", "I"):
+        grey = _grey(img)
+        arr = np.repeat(grey[:, :, None], 3, axis=2)
     else:
-        arr = np.asarray(img.convert("RGB"))
-        if not to_rgb:
-            arr = arr[:, :, ::-1]
+        arr = np.asarray(img if img.mode == "RGB" else img.convert("RGB"))
+    if not to_rgb:
+        arr = arr[:, :, ::-1]
+    return arr
+
+
+def imdecode(buf, flag: int = 1, to_rgb: bool = True, out=None):
+    """Decode an encoded image as OpenCV (MXNet's decoder) does.
+
+    Parameters
+    ----------
+    buf : bytes, bytearray, NDArray or numpy.ndarray
+        The encoded image (JPEG, PNG, BMP, ... anything Pillow reads).
+    flag : int, default 1
+        1 for colour ``(H, W, 3)``, 0 for greyscale ``(H, W, 1)`` (OpenCV's
+        conversions: the JPEG luma plane; libpng's weights for PNG; OpenCV's
+        rounding weights for the other formats).
+    to_rgb : bool, default True
+        False gives OpenCV's BGR channel order.
+    out : NDArray, optional
+        Written in place and returned when given.
+
+    Returns
+    -------
+    NDArray
+        The uint8 image.
+    """
+    if isinstance(buf, nd.NDArray):
+        buf = buf.asnumpy().tobytes()
+    elif isinstance(buf, np.ndarray):
+        buf = buf.tobytes()
+    arr = _decode_array(bytes(buf), flag, to_rgb)
     result = nd.array(np.ascontiguousarray(arr), dtype="uint8")
     if out is not None:
         out[:] = result
@@ -89,9 +142,53 @@ def _get_interp_method(interp: int, sizes=()) -> int:
     return interp
 
 
+@functools.lru_cache(maxsize=256)
+def _taps(n_in: int, n_out: int, interp: int, area_box: bool):
+    """``(index, weight)`` arrays of shape (n_out, K): the nonzero taps of the resize
+    operator's interpolation matrix for one axis."""
+    from ..ops.image_resize import _interp_matrix
+    m = _interp_matrix(n_in, n_out, interp, np.float32, area_box)
+    k = max(int((m != 0).sum(axis=1).max()), 1)
+    order = np.argsort(m == 0, axis=1, kind="stable")[:, :k]
+    return order, np.take_along_axis(m, order, axis=1)
+
+
+def _resize_numpy(img: np.ndarray, w: int, h: int, interp: int) -> np.ndarray:
+    """``(H, W, C)`` NumPy image resized to ``(h, w)`` with the resize operator's
+    weights, summing only their nonzero taps (a few per output pixel) instead of the
+    operator's dense matmuls."""
+    box = img.shape[0] >= h and img.shape[1] >= w
+    rows, row_w = _taps(img.shape[0], h, interp, box)
+    cols, col_w = _taps(img.shape[1], w, interp, box)
+    src = img.astype(np.float32, copy=False)
+    tmp = np.take(src, rows[:, 0], axis=0)
+    tmp *= row_w[:, 0, None, None]
+    for k in range(1, rows.shape[1]):
+        tap = np.take(src, rows[:, k], axis=0)
+        tap *= row_w[:, k, None, None]
+        tmp += tap
+    out = np.take(tmp, cols[:, 0], axis=1)
+    out *= col_w[None, :, 0, None]
+    for k in range(1, cols.shape[1]):
+        tap = np.take(tmp, cols[:, k], axis=1)
+        tap *= col_w[None, :, k, None]
+        out += tap
+    if img.dtype.kind in "iu":
+        info = np.iinfo(img.dtype)
+        np.rint(out, out=out)
+        np.clip(out, info.min, info.max, out=out)
+    return out.astype(img.dtype, copy=False)
+
+
 def imresize(src, w: int, h: int, interp: int = 1, out=None):
-    """Resize an ``(H, W, C)`` image to ``(h, w)`` (OpenCV interpolation codes)."""
-    result = nd.image.resize(src, size=(w, h), interp=_get_interp_method(interp))
+    """Resize an ``(H, W, C)`` image to ``(h, w)`` (OpenCV interpolation codes; the
+    ``image.resize`` operator's weights)."""
+    code = _get_interp_method(interp)
+    data = src._data if isinstance(src, nd.NDArray) else None
+    if isinstance(data, np.ndarray) and data.ndim == 3 and data.dtype in (np.uint8, np.float32):
+        result = nd.from_numpy(_resize_numpy(data, w, h, code))
+    else:
+        result = nd.image.resize(src, size=(w, h), interp=code)
     if out is not None:
         out[:] = result
         return out

@@ -3,3 +3,4 @@ from . import io, utils  # noqa: F401
 from .io import DataBatch, DataDesc, DataIter, PrefetchingIter, ResizeIter  # noqa: F401
 from .ndarray_iter import NDArrayIter  # noqa: F401
 from .utils import _getdata_by_idx, _has_instance, _init_data  # noqa: F401
+from .image_record_iter import ImageRecordIter  # noqa: F401

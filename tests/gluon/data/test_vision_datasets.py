@@ -57,12 +57,8 @@ def _check_dataset(key, ds, jpeg_items=()):
     for i, (g_item, e_item) in enumerate(zip(got["items"], exp["items"])):
         assert len(g_item) == len(e_item)
         for g_el, e_el in zip(g_item, e_item):
-            # greyscale decoding (flag=0) goes through Pillow's RGB->L conversion, which
-            # rounds differently from OpenCV's (off by 1); for JPEG, OpenCV reads the
-            # luma plane directly (off by a few levels).  Colour decoding is exact.
+            # greyscale decoding (flag=0) follows OpenCV's conversions exactly
             atol = 0
-            if "flag0" in key:
-                atol = 12 if i in jpeg_items else 1
             _check_element(f"{key}[{i}]", g_el, e_el, atol)
 
 
