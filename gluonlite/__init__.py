@@ -44,6 +44,7 @@ from . import kvstore  # noqa: E402,F401
 from . import kvstore as kv  # noqa: E402,F401
 from . import recordio  # noqa: E402,F401
 from . import image  # noqa: E402,F401
+from . import image as img  # noqa: E402,F401
 from . import io  # noqa: E402,F401
 from . import model  # noqa: E402,F401
 from . import module  # noqa: E402,F401

@@ -309,8 +309,9 @@ def unpack_img(s: bytes, iscolor: int = -1):
     except Exception as err:  # Pillow raises several types for corrupt data
         raise MXNetError(f"recordio.unpack_img: cannot decode the image of record id "
                          f"{header.id}: {err}") from err
-    if iscolor == 0:
-        return header, np.asarray(img.convert("L"))
+    if iscolor == 0:  # OpenCV's grey conversion, shared with mx.image.imdecode
+        from .image.image import _decode_array
+        return header, _decode_array(s, flag=0)[:, :, 0]
     if iscolor == 1 or img.mode not in ("L", "RGBA"):
         arr = np.asarray(img.convert("RGB"))
         return header, np.ascontiguousarray(arr[:, :, ::-1])

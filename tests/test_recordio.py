@@ -109,3 +109,18 @@ def test_pack_img_round_trip():
     assert grey.shape == (6, 8)
     with pytest.raises(mx.MXNetError, match="cannot decode"):
         recordio.unpack_img(recordio.pack(recordio.IRHeader(0, 0.0, 1, 0), b"not an image"))
+
+
+def test_unpack_img_grey_equals_imdecode_grey():
+    # the grey conversion is OpenCV's (as mx.image.imdecode(flag=0)), not Pillow's "L"
+    rng = np.random.RandomState(9)
+    pixels = rng.randint(0, 256, (6, 7, 3)).astype(np.uint8)
+    packed = mx.recordio.pack_img(mx.recordio.IRHeader(0, 1.0, 3, 0), pixels, img_fmt=".png")
+    _, grey = mx.recordio.unpack_img(packed, iscolor=0)
+    _, payload = mx.recordio.unpack(packed)
+    expected = mx.image.imdecode(payload, flag=0).asnumpy()[:, :, 0]
+    np.testing.assert_array_equal(grey, expected)
+    bgr = pixels.astype(np.int64)  # pack_img takes BGR, as OpenCV
+    opencv = (bgr[..., 2] * 9797 + bgr[..., 1] * 19234 + bgr[..., 0] * 3737) >> 15
+    np.testing.assert_array_equal(grey, opencv)
+    assert mx.img is mx.image
