@@ -138,6 +138,15 @@ class _Key:
         return id(self)
 
 
+def _drop_leading_ones(v, ndim: int):
+    """``v`` without leading 1-sized axes beyond ``ndim`` (unchanged when others stand)."""
+    shape = getattr(v, "shape", ())
+    extra = len(shape) - ndim
+    if extra <= 0 or any(d != 1 for d in shape[:extra]):
+        return v
+    return v.reshape(shape[extra:])
+
+
 def setitem(x: NDArray, key, value) -> None:
     """``x[key] = value`` in place; bumps the storage version."""
     if isinstance(value, NDArray):
@@ -154,7 +163,12 @@ def setitem(x: NDArray, key, value) -> None:
         raw = raw[0]
     _check_device_bounds(x, raw, key)
     try:
-        x._data[raw] = v
+        try:
+            x._data[raw] = v
+        except ValueError:
+            # MXNet broadcasts a value with extra leading 1-sized axes onto the target
+            # (Y[i, j] = <NDArray of shape (1,)>, Y[i, :] = <shape (1, n)>)
+            x._data[raw] = _drop_leading_ones(v, x._data[raw].ndim)
     except (ValueError, IndexError) as err:
         shape = getattr(v, "shape", ())
         raise MXNetError(f"cannot assign a value of shape {tuple(shape)} to index {key!r} "

@@ -103,6 +103,20 @@ def test_setitem_forms():
         x[0] = nd.ones((5,))
 
 
+def test_setitem_drops_leading_one_axes_of_the_value():
+    # MXNet 1.9.1: Y[i, j] = <shape (1,)> and Y[i, :] = <shape (1, n)> broadcast
+    y = nd.zeros((3, 3))
+    y[0, 1] = nd.array([5])
+    y[1] = nd.array([7])
+    y[2, :] = nd.array([[1, 2, 3]])
+    y[0, 0] = np.ones((1, 1)) * 4
+    assert y.asnumpy().tolist() == [[4, 5, 0], [7, 7, 7], [1, 2, 3]]
+    with pytest.raises(MXNetError, match=r"shape \(2,\) to index \(0, 0\)"):
+        y[0, 0] = nd.array([1, 2])
+    with pytest.raises(MXNetError, match=r"shape \(2, 3\)"):
+        y[1, :] = nd.ones((2, 3))
+
+
 def test_pickle_roundtrip():
     x = nd.array([[1, 2], [3, 4]], dtype="int32")
     y = pickle.loads(pickle.dumps(x))
