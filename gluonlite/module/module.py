@@ -22,42 +22,17 @@ import logging
 import os
 import warnings
 
-import numpy as np
-
-from .. import autograd
 from .. import ndarray as nd
 from .. import optimizer as opt
-from .. import symbol as _sym
 from ..base import MXNetError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from ..model import _replace_atomically, load_checkpoint
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
+from .executor_group import DataParallelExecutorGroup
 
 __all__ = ["Module"]
-
-
-def _split_slices(batch_size: int, work_load_list) -> list:
-    """Batch slices proportional to ``work_load_list`` (MXNet's rounding)."""
-    total = float(sum(work_load_list))
-    sizes = [round(w * batch_size / total) for w in work_load_list]
-    sizes[-1] = batch_size - sum(sizes[:-1])
-    if min(sizes) <= 0:
-        raise MXNetError(f"Module: batch size {batch_size} is too small to split over "
-                         f"{len(work_load_list)} devices with work loads {work_load_list}")
-    slices, start = [], 0
-    for size in sizes:
-        slices.append(slice(start, start + size))
-        start += size
-    return slices
-
-
-def _slice_batch(arr, sl: slice, axis: int, ctx):
-    if sl.start == 0 and sl.stop == arr.shape[axis] and arr.context == ctx:
-        return arr
-    part = nd.slice_axis(arr, axis=axis, begin=sl.start, end=sl.stop)
-    return part.as_in_context(ctx)
 
 
 class Module(BaseModule):
@@ -117,12 +92,9 @@ class Module(BaseModule):
 
     def _reset_bind(self) -> None:
         self.binded = False
-        self._block = None
+        self._exec_group = None
         self._data_shapes = None
         self._label_shapes = None
-        self._outputs = None
-        self._inputs = None
-        self._states = None
 
     # -- names and shapes ---------------------------------------------------------------
     @property
@@ -150,22 +122,22 @@ class Module(BaseModule):
     @property
     def output_shapes(self) -> list:
         assert self.binded
-        _, out_shapes, _ = self._symbol.infer_shape(**self._known_shapes())
+        known = {d.name: tuple(d.shape) for d in self._data_shapes + (self._label_shapes or [])}
+        _, out_shapes, _ = self._symbol.infer_shape(**known)
         return list(zip(self._output_names, out_shapes))
 
-    def _known_shapes(self) -> dict:
-        shapes = {d.name: tuple(d.shape) for d in self._data_shapes}
-        shapes.update({d.name: tuple(d.shape) for d in self._label_shapes or []})
-        return shapes
+    @property
+    def _updater(self):
+        """The updater applying the optimizer (MXNet's ``Module._updater``)."""
+        return self._trainer._updaters[0] if self._trainer is not None else None
 
     @property
-    def _batch_axis(self) -> int:
-        return DataDesc.get_batch_axis(getattr(self._data_shapes[0], "layout", None))
+    def _kvstore(self):
+        return self._trainer._kvstore if self._trainer is not None else None
 
     @property
-    def _label_inputs(self) -> list:
-        args = self._symbol.list_arguments()
-        return [n for n in self._label_names if n in args]
+    def _update_on_kvstore(self):
+        return self._trainer._update_on_kvstore if self._trainer is not None else None
 
     # -- binding --------------------------------------------------------------------------
     def bind(self, data_shapes, label_shapes=None, for_training: bool = True,
@@ -183,15 +155,12 @@ class Module(BaseModule):
         self.inputs_need_grad = inputs_need_grad
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self._data_names, self._label_names, data_shapes, label_shapes)
-        shared_params = shared_module._block.collect_params() if shared_module else None
-        input_names = self._data_names + self._label_inputs + self._state_names
-        from ..gluon import SymbolBlock
-        dtypes = {d.name: d.dtype for d in self._data_shapes + (self._label_shapes or [])}
-        self._block = SymbolBlock(self._symbol,
-                                  [_sym.var(n, dtype=dtypes.get(n, np.float32))
-                                   for n in input_names],
-                                  params=shared_params)
-        self._set_param_shapes(grad_req)
+        shared_group = shared_module._exec_group if shared_module is not None else None
+        self._exec_group = DataParallelExecutorGroup(
+            self._symbol, self._context, self._work_load_list, self._data_shapes,
+            self._label_shapes, self._param_names, for_training, inputs_need_grad,
+            shared_group, logger=self.logger, fixed_param_names=self._fixed_param_names,
+            grad_req=grad_req, state_names=self._state_names)
         self.binded = True
         if self.params_initialized:
             self._copy_params_to_devices()
@@ -202,48 +171,12 @@ class Module(BaseModule):
         if shared_module is not None and shared_module.optimizer_initialized:
             self.borrow_optimizer(shared_module)
 
-    def _grad_req_of(self, name: str, grad_req) -> str:
-        if not self.for_training or name in self._fixed_param_names:
-            return "null"
-        if isinstance(grad_req, dict):
-            return grad_req.get(name, "write")
-        if isinstance(grad_req, (list, tuple)):
-            return grad_req[self._symbol.list_arguments().index(name)]
-        return grad_req
-
-    def _set_param_shapes(self, grad_req) -> None:
-        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**self._known_shapes())
-        arg_types, _, aux_types = self._symbol.infer_type(
-            **{d.name: d.dtype for d in self._data_shapes + (self._label_shapes or [])})
-        if arg_types is None:  # types not all decidable: parameters default to float32
-            arg_types = [None] * len(arg_shapes)
-            aux_types = [None] * len(aux_shapes)
-        args = dict(zip(self._symbol.list_arguments(), zip(arg_shapes, arg_types)))
-        auxs = dict(zip(self._aux_names, zip(aux_shapes, aux_types)))
-        self._input_shapes = {n: args[n][0] for n in self._label_inputs + self._state_names}
-        params = self._block.collect_params()
-        for name in self._param_names:
-            param = params[name]
-            param.shape, param.dtype = args[name][0], args[name][1] or np.float32
-            param.grad_req = self._grad_req_of(name, grad_req)
-        for name in self._aux_names:
-            params[name].shape, params[name].dtype = auxs[name][0], auxs[name][1] or np.float32
-        if self._states is None:
-            self._states = {n: [nd.zeros(self._device_shape(self._input_shapes[n], k), ctx=c)
-                                for k, c in enumerate(self._context)]
-                            for n in self._state_names}
-
-    def _device_shape(self, shape, k: int) -> tuple:
-        """``shape`` with the batch axis cut to device ``k``'s slice."""
-        axis = self._batch_axis
-        sl = _split_slices(shape[axis], self._work_load_list)[k]
-        return tuple(shape[:axis]) + (sl.stop - sl.start,) + tuple(shape[axis + 1:])
-
     def reshape(self, data_shapes, label_shapes=None) -> None:
         """New input shapes for the bound module (the engine re-plans on the next run)."""
         assert self.binded
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self._data_names, self._label_names, data_shapes, label_shapes)
+        self._exec_group.reshape(self._data_shapes, self._label_shapes)
 
     # -- parameters -----------------------------------------------------------------------
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None,
@@ -256,7 +189,7 @@ class Module(BaseModule):
                           "init_params call ignored.", stacklevel=2)
             return
         assert self.binded, "call bind before initializing the parameters"
-        params = self._block.collect_params()
+        params = self._exec_group._params
         if self._arg_params is None:
             self._arg_params = {n: nd.zeros(params[n].shape, dtype=params[n].dtype)
                                 for n in self._param_names}
@@ -284,21 +217,11 @@ class Module(BaseModule):
         self._copy_params_to_devices()
 
     def _copy_params_to_devices(self) -> None:
-        params = self._block.collect_params()
-        for table in (self._arg_params, self._aux_params):
-            for name, arr in table.items():
-                params[name]._load_init(arr, self._context)
+        self._exec_group.set_params(self._arg_params, self._aux_params)
 
     def _sync_params_from_devices(self) -> None:
         """Average each parameter over the devices into the module's CPU copies."""
-        params = self._block.collect_params()
-        for table in (self._arg_params, self._aux_params):
-            for name, arr in table.items():
-                datas = params[name].list_data()
-                total = datas[0].copyto(cpu())
-                for d in datas[1:]:
-                    total += d.copyto(cpu())
-                arr[:] = total / len(datas) if len(datas) > 1 else total
+        self._exec_group.get_params(self._arg_params, self._aux_params)
         self._params_dirty = False
 
     def get_params(self) -> tuple:
@@ -319,7 +242,7 @@ class Module(BaseModule):
             return
         if self._params_dirty:
             self._sync_params_from_devices()
-        batch_size = self._data_shapes[0].shape[self._batch_axis]
+        batch_size = self._exec_group.batch_size
         if kvstore is not None and not isinstance(kvstore, str) and \
                 "dist" in getattr(kvstore, "type", "") and "_sync" in kvstore.type:
             batch_size *= kvstore.num_workers
@@ -349,7 +272,7 @@ class Module(BaseModule):
 
     def _make_trainer(self, optimizer, kvstore):
         from ..gluon import Trainer
-        params = self._block.collect_params()
+        params = self._exec_group._params
         ordered = [params[n] for n in self._param_names]
         # the Trainer reads multipliers from the Parameters: give them the optimizer's
         # Module rules (no decay for biases, symbol __lr_mult__/__wd_mult__)
@@ -393,55 +316,17 @@ class Module(BaseModule):
         trainer._check_states_fit()
 
     # -- running ------------------------------------------------------------------------------
-    def _device_inputs(self, data_batch) -> list:
-        """Per device, the input arrays in the block's input order."""
-        data = list(data_batch.data)
-        labels = list(data_batch.label or [])
-        label_inputs = self._label_inputs
-        batch = data[0].shape[self._batch_axis]
-        slices = _split_slices(batch, self._work_load_list)
-        per_device = []
-        for k, (sl, ctx) in enumerate(zip(slices, self._context)):
-            arrays = [_slice_batch(d, sl, self._batch_axis, ctx) for d in data]
-            if labels and len(labels) >= len(label_inputs):
-                arrays += [_slice_batch(l, sl, 0, ctx) for l in labels[:len(label_inputs)]]
-            else:  # no labels (prediction): zeros of the inferred label shape
-                arrays += [nd.zeros((sl.stop - sl.start,) + tuple(self._input_shapes[n][1:]),
-                                    ctx=ctx) for n in label_inputs]
-            arrays += [self._states[n][k] for n in self._state_names]
-            per_device.append(arrays)
-        return per_device
-
     def forward(self, data_batch, is_train: bool | None = None) -> None:
         """Run the network on a batch (re-planning if its shapes differ from the bound
         ones); ``is_train`` defaults to ``for_training``."""
         assert self.binded and self.params_initialized
-        if is_train is None:
-            is_train = self.for_training
         self._maybe_reshape(data_batch)
-        self._inputs = self._device_inputs(data_batch)
-        outputs = []
-        for arrays in self._inputs:
-            if self.inputs_need_grad and is_train:
-                for arr in arrays[:len(self._data_names)]:
-                    arr.attach_grad()
-            if is_train and self.for_training:
-                with autograd.record(train_mode=True):
-                    out = self._block(*arrays)
-            elif is_train:
-                with autograd.train_mode():
-                    out = self._block(*arrays)
-            else:
-                with autograd.predict_mode():
-                    out = self._block(*arrays)
-            outputs.append(out if isinstance(out, (list, tuple)) else [out])
-        self._outputs = outputs
-        self._is_train = is_train
-        if is_train:
+        self._exec_group.forward(data_batch, is_train)
+        if is_train or (is_train is None and self.for_training):
             self._params_dirty = True
 
     def _maybe_reshape(self, data_batch) -> None:
-        new = tuple(d.shape for d in data_batch.data)
+        new = tuple(tuple(d.shape) for d in data_batch.data)
         if new == tuple(tuple(d.shape) for d in self._data_shapes):
             return
         if getattr(data_batch, "provide_data", None):
@@ -456,27 +341,11 @@ class Module(BaseModule):
             label_shapes = [DataDesc(d.name, l.shape, d.dtype, d.layout)
                             for d, l in zip(self._label_shapes, data_batch.label)]
         self.reshape(data_shapes, label_shapes)
-        self._input_shapes.update(
-            {n: (new[0][self._batch_axis],) + tuple(s[1:]) for n, s in self._input_shapes.items()
-             if n in self._label_inputs})
 
     def backward(self, out_grads=None) -> None:
         """Gradients of the last training forward (``out_grads`` for non-loss heads)."""
         assert self.binded and self.params_initialized
-        if not self.for_training:
-            raise MXNetError("Module.backward: the module was bound with for_training=False")
-        if self._outputs is None or not self._is_train:
-            raise MXNetError("Module.backward: call forward(is_train=True) first")
-        slices = _split_slices(self._outputs_batch(), self._work_load_list)
-        for k, (outs, ctx) in enumerate(zip(self._outputs, self._context)):
-            heads = None
-            if out_grads is not None:
-                grads = out_grads if isinstance(out_grads, (list, tuple)) else [out_grads]
-                heads = [_slice_batch(g, slices[k], 0, ctx) for g in grads]
-            autograd.backward(outs, head_grads=heads)
-
-    def _outputs_batch(self) -> int:
-        return sum(outs[0].shape[0] for outs in self._outputs)
+        self._exec_group.backward(out_grads)
 
     def update(self) -> None:
         """Apply the optimizer to the gradients of the last backward."""
@@ -487,52 +356,29 @@ class Module(BaseModule):
     def get_outputs(self, merge_multi_context: bool = True) -> list:
         """Outputs of the last forward: one array per output (devices concatenated), or
         per output a list over devices."""
-        assert self.binded and self.params_initialized and self._outputs is not None
-        per_output = [list(outs) for outs in zip(*self._outputs)]
-        if not merge_multi_context:
-            return per_output
-        return [_merge(outs, 0) for outs in per_output]
+        assert self.binded and self.params_initialized
+        if self._exec_group._outputs is None:
+            raise MXNetError("Module.get_outputs: call forward first")
+        return self._exec_group.get_outputs(merge_multi_context)
 
     def get_input_grads(self, merge_multi_context: bool = True) -> list:
         """Gradients of the data inputs (needs ``inputs_need_grad=True`` at bind)."""
         assert self.binded and self.params_initialized and self.inputs_need_grad
-        per_input = [[arrays[i].grad for arrays in self._inputs]
-                     for i in range(len(self._data_names))]
-        if not merge_multi_context:
-            return per_input
-        return [_merge(g, self._batch_axis) for g in per_input]
+        return self._exec_group.get_input_grads(merge_multi_context)
 
     def get_states(self, merge_multi_context: bool = True) -> list:
         """The state inputs (``state_names``)."""
         assert self.binded and self.params_initialized
-        per_state = [self._states[n] for n in self._state_names]
-        if not merge_multi_context:
-            return per_state
-        return [_merge(s, self._batch_axis) for s in per_state]
+        return self._exec_group.get_states(merge_multi_context)
 
     def set_states(self, states=None, value=None) -> None:
         """Set the state inputs from ``states`` (per state, per device) or to ``value``."""
         assert self.binded and self.params_initialized
-        if (states is None) == (value is None):
-            raise ValueError("Module.set_states: give exactly one of states and value")
-        for i, name in enumerate(self._state_names):
-            for k, arr in enumerate(self._states[name]):
-                if value is not None:
-                    arr[:] = value
-                else:
-                    src = states[i][k] if isinstance(states[i], (list, tuple)) else states[i]
-                    arr[:] = src.as_in_context(arr.context)
+        self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced: bool = False) -> None:
         """Update ``eval_metric`` with ``labels`` and the last outputs, per device."""
-        slices = _split_slices(self._outputs_batch(), self._work_load_list)
-        for k, outs in enumerate(self._outputs):
-            if pre_sliced:
-                device_labels = labels[k]
-            else:
-                device_labels = [_slice_batch(l, slices[k], 0, l.context) for l in labels]
-            eval_metric.update_dict(dict(zip(self._label_names, device_labels)),
-                                    dict(zip(self._output_names, outs)))
+        self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
     # -- checkpoints ------------------------------------------------------------------------
     def save_checkpoint(self, prefix: str, epoch: int, save_optimizer_states: bool = False,
@@ -561,14 +407,6 @@ class Module(BaseModule):
             if not os.path.exists(mod._preload_opt_states):
                 raise MXNetError(f"Module.load: {mod._preload_opt_states} not found")
         return mod
-
-
-def _merge(arrays: list, axis: int):
-    """One array from per-device parts (on the first part's device)."""
-    if len(arrays) == 1:
-        return arrays[0]
-    ctx = arrays[0].context
-    return nd.concat(*[a.as_in_context(ctx) for a in arrays], dim=axis)
 
 
 def _assign(name: str, dst, src) -> None:

@@ -174,6 +174,8 @@ def make_function(op: OpDef, func_name: str):
                 attrs[k] = v
             elif op.open_attrs and k != "out":
                 attrs[k] = v  # Custom: undeclared keywords go to the user's operator
+            elif k.startswith("__") and k.endswith("__"):
+                attr = {**(attr or {}), k: str(v)}  # __layout__=... is a node attribute
             elif k in HIDDEN_KEYS:
                 # sym.FullyConnected(..., lr_mult=0): a node attribute __lr_mult__ that
                 # the weight and bias variables made for the node inherit, as in MXNet

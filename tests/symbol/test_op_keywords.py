@@ -24,6 +24,12 @@ def test_lr_and_wd_mult_on_an_operator_reach_its_variables():
     assert '"lr_mult"' not in fc2.tojson()
 
 
+def test_dunder_keywords_are_node_attributes():
+    sym = mx.sym.Activation(mx.sym.var("data"), act_type="relu", __layout__="TNC")
+    assert sym.attr("__layout__") == "TNC"
+    assert sym[sym.list_outputs()[0]].attr("__layout__") == "TNC"
+
+
 def test_operators_without_parameters_ignore_unknown_keywords():
     out = mx.nd.broadcast_maximum(mx.nd.array([0]), mx.nd.array([[1, -1]]), axis=1)
     np.testing.assert_array_equal(out.asnumpy(), [[1, 0]])
