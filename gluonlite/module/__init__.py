@@ -1,5 +1,7 @@
 """The legacy symbolic training API (``mxnet.module``), on the Gluon engine."""
 from .base_module import BaseModule  # noqa: F401
+from .bucketing_module import BucketingModule  # noqa: F401
+from .executor_group import DataParallelExecutorGroup  # noqa: F401
 from .module import Module  # noqa: F401
 
-__all__ = ["BaseModule", "Module"]
+__all__ = ["BaseModule", "BucketingModule", "DataParallelExecutorGroup", "Module"]

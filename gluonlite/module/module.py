@@ -226,7 +226,7 @@ class Module(BaseModule):
 
     def get_params(self) -> tuple:
         """``(arg_params, aux_params)``: CPU copies of the current values."""
-        assert self.binded and self.params_initialized
+        assert self.params_initialized
         if self._params_dirty:
             self._sync_params_from_devices()
         return self._arg_params, self._aux_params
