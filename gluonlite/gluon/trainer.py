@@ -248,6 +248,9 @@ class Trainer:
                     raise UserWarning(_STALE.format(name=param.name, ctx=data.context))
 
     def _update(self, ignore_stale_grad: bool = False) -> None:
+        scaler = getattr(self, "_amp_loss_scaler", None)  # set by contrib.amp.init_trainer
+        if scaler is not None and scaler.has_overflow(self._params):
+            return  # AMP: skip the update of a step whose gradients overflowed
         on_kvstore = self._kvstore is not None and self._update_on_kvstore
         batches = [[] for _ in self._updaters]
         for i, param in enumerate(self._params):

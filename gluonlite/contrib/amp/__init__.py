@@ -1,0 +1,13 @@
+"""Automatic mixed precision (``mx.contrib.amp``): casting operator inputs to float16
+where it is safe, and dynamic loss scaling for Gluon Trainers."""
+from .amp import (init, init_trainer, list_conditional_fp32_ops, list_fp32_ops,  # noqa: F401
+                  list_lp16_ops, list_widest_type_cast, scale_loss, unscale)
+from .loss_scaler import LossScaler  # noqa: F401
+from . import amp as _amp_module
+
+
+def __getattr__(name):
+    # ``amp._amp_initialized`` is read by client code (GluonNLP) after init()
+    if name == "_amp_initialized":
+        return _amp_module._amp_initialized
+    raise AttributeError(name)
