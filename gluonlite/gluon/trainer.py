@@ -140,8 +140,8 @@ class Trainer:
             return kvstore, update_on_kvstore
         if not isinstance(kvstore, str):
             raise TypeError("kvstore must be KVStore, str or None")
-        if len(self._contexts) == 1 and "dist" not in kvstore:
-            return None, False  # one device: nothing to sum
+        if len(self._contexts) <= 1 and "dist" not in kvstore:
+            return None, False  # one device (or no parameters): nothing to sum
         store = kvs.create(kvstore)
         if kvstore == "local":
             biggest = max(p.data(self._contexts[0]).size for p in self._params)

@@ -103,7 +103,7 @@ class BaseModule:
                 self.update_metric(eval_metric, [eb.label for eb in eval_batch],
                                    pre_sliced=True)
             else:
-                self.update_metric(eval_metric, eval_batch.label)
+                self.update_metric(eval_metric, getattr(eval_batch, "label", None) or [])
             if batch_end_callback is not None:
                 params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
                                        locals=locals())
@@ -128,7 +128,7 @@ class BaseModule:
                 break
             self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
             self.forward(eval_batch, is_train=False)
-            pad = eval_batch.pad or 0
+            pad = getattr(eval_batch, "pad", None) or 0
             outputs = [out[0:out.shape[0] - pad] for out in self.get_outputs()]
             yield outputs, nbatch, eval_batch
 
@@ -155,7 +155,7 @@ class BaseModule:
                 break
             self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
             self.forward(eval_batch, is_train=False)
-            pad = eval_batch.pad or 0
+            pad = getattr(eval_batch, "pad", None) or 0
             output_list.append([out[0:out.shape[0] - pad].copy() for out in self.get_outputs()])
         if not output_list:
             return output_list
@@ -188,8 +188,7 @@ class BaseModule:
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
                   for_training=True, force_rebind=force_rebind)
         if monitor is not None:
-            raise MXNetError("Module.fit: monitor= (mx.mon.Monitor on a Module) is not "
-                             "supported by gluonlite yet")
+            self.install_monitor(monitor)
         self.init_params(initializer=initializer, arg_params=arg_params,
                          aux_params=aux_params, allow_missing=allow_missing,
                          force_init=force_init)
@@ -203,7 +202,7 @@ class BaseModule:
             tic = time.time()
             eval_metric.reset()
             name_values = self._fit_epoch(train_data, eval_metric, epoch, batch_end_callback,
-                                          sparse_row_id_fn)
+                                          monitor, sparse_row_id_fn)
             for name, val in name_values:
                 self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
             self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
@@ -221,13 +220,15 @@ class BaseModule:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
             train_data.reset()
 
-    def _fit_epoch(self, train_data, eval_metric, epoch, batch_end_callback,
+    def _fit_epoch(self, train_data, eval_metric, epoch, batch_end_callback, monitor,
                    sparse_row_id_fn) -> list:
         data_iter = iter(train_data)
         next_batch = next(data_iter)
         nbatch = 0
         while True:
             data_batch = next_batch
+            if monitor is not None:
+                monitor.tic()
             self.forward_backward(data_batch)
             self.update()
             if isinstance(data_batch, list):
@@ -241,6 +242,8 @@ class BaseModule:
                 end_of_epoch = False
             except StopIteration:
                 end_of_epoch = True
+            if monitor is not None:
+                monitor.toc_print()
             if end_of_epoch:
                 name_values = eval_metric.get_global_name_value()
             if batch_end_callback is not None:
@@ -281,6 +284,10 @@ class BaseModule:
             else:
                 raise ValueError(f"Invalid param file {fname}")
         self.set_params(arg_params, aux_params)
+
+    def install_monitor(self, mon) -> None:
+        """Attach an ``mx.mon.Monitor`` (modules that run networks override this)."""
+        raise MXNetError(f"{type(self).__name__} does not support install_monitor")
 
     def prepare(self, data_batch, sparse_row_id_fn=None) -> None:
         """Prepare for a batch (row-sparse pulls in MXNet; nothing to do for dense)."""

@@ -64,6 +64,7 @@ class BucketingModule(BaseModule):
         self._curr_bucket_key = None
         self._params_dirty = False
         self._grad_req = None
+        self._monitor = None
 
     def _call_sym_gen(self, *args, **kwargs):
         with NameManager():
@@ -195,6 +196,8 @@ class BucketingModule(BaseModule):
                         self._curr_module.inputs_need_grad, force_rebind=False,
                         shared_module=self._buckets[self._default_bucket_key],
                         grad_req=self._grad_req)  # (borrows the optimizer if there is one)
+            if self._monitor is not None:
+                module.install_monitor(self._monitor)
         self._curr_module = self._buckets[bucket_key]
         self._curr_bucket_key = bucket_key
 
@@ -248,6 +251,13 @@ class BucketingModule(BaseModule):
     def update_metric(self, eval_metric, labels, pre_sliced: bool = False) -> None:
         assert self.binded and self.params_initialized
         self._curr_module.update_metric(eval_metric, labels, pre_sliced)
+
+    def install_monitor(self, mon) -> None:
+        """Install ``mon`` on every bucket's module (and on those bound later)."""
+        assert self.binded
+        self._monitor = mon
+        for module in self._buckets.values():
+            module.install_monitor(mon)
 
     # -- checkpoints -----------------------------------------------------------------------------
     def save_checkpoint(self, prefix: str, epoch: int, remove_amp_cast: bool = False) -> None:

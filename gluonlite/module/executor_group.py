@@ -105,6 +105,15 @@ class _DeviceView:
     def aux_arrays(self) -> list:
         return list(self.aux_dict.values())
 
+    @property
+    def _symbol(self):
+        return self._group.symbol
+
+    def set_monitor_callback(self, callback, monitor_all: bool = False) -> None:
+        """Report every node output of this device's runs to ``callback(name, array)``."""
+        self._group._block.register_op_hook(
+            lambda name, op_name, arr: callback(name, arr), monitor_all)
+
 
 class DataParallelExecutorGroup:
     """A symbol bound on ``contexts``, each taking its ``workload`` share of a batch.
@@ -295,7 +304,7 @@ class DataParallelExecutorGroup:
 
     def _device_inputs(self, data_batch) -> list:
         data = list(data_batch.data)
-        labels = list(data_batch.label or [])
+        labels = list(getattr(data_batch, "label", None) or [])
         per_device = []
         for k, (sl, ctx) in enumerate(zip(self.slices, self.contexts)):
             arrays = [_slice(d, sl, axis, ctx) for d, axis in zip(data, self.data_layouts)]
@@ -340,6 +349,9 @@ class DataParallelExecutorGroup:
             raise MXNetError("Module.backward: the module was bound with for_training=False")
         if self._outputs is None or not self._is_train:
             raise MXNetError("Module.backward: call forward(is_train=True) first")
+        if not self.inputs_need_grad and all(self._params[n].grad_req == "null"
+                                             for n in self.param_names):
+            return  # nothing to differentiate (a network without trainable parameters)
         grads = None
         if out_grads is not None:
             grads = out_grads if isinstance(out_grads, (list, tuple)) else [out_grads]
@@ -381,6 +393,11 @@ class DataParallelExecutorGroup:
                 else:
                     src = states[i][k] if isinstance(states[i], (list, tuple)) else states[i]
                     arr[:] = src.as_in_context(arr.context)
+
+    def install_monitor(self, mon) -> None:
+        """Install ``mx.mon.Monitor`` ``mon`` on every device."""
+        for view in self.execs:
+            mon.install(view)
 
     def update_metric(self, eval_metric, labels, pre_sliced: bool = False) -> None:
         """``eval_metric.update_dict`` per device with its labels and outputs."""

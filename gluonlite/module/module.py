@@ -153,6 +153,7 @@ class Module(BaseModule):
             raise MXNetError("Module.bind: inputs_need_grad needs for_training=True")
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
+        self._grad_req = grad_req
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self._data_names, self._label_names, data_shapes, label_shapes)
         shared_group = shared_module._exec_group if shared_module is not None else None
@@ -196,11 +197,6 @@ class Module(BaseModule):
         if self._aux_params is None:
             self._aux_params = {n: nd.zeros(params[n].shape, dtype=params[n].dtype)
                                 for n in self._aux_names}
-        for given in (arg_params, aux_params):
-            extra = set(given or {}) - set(self._symbol.list_arguments()) - set(self._aux_names)
-            if extra and not allow_extra:
-                raise ValueError(f"Find name \"{sorted(extra)[0]}\" that is not in the "
-                                 "arguments")
         attrs = self._symbol.attr_dict()
         for table, given in ((self._arg_params, arg_params), (self._aux_params, aux_params)):
             for name, arr in sorted(table.items()):
@@ -212,6 +208,11 @@ class Module(BaseModule):
                     raise RuntimeError(f"{name} is not presented")
                 elif initializer is not None:
                     initializer(desc, arr)
+        for given in (arg_params, aux_params):
+            extra = set(given or {}) - set(self._symbol.list_arguments()) - set(self._aux_names)
+            if extra and not allow_extra:
+                raise ValueError(f"Find name \"{sorted(extra)[0]}\" that is not in the "
+                                 "arguments")
         self.params_initialized = True
         self._params_dirty = False
         self._copy_params_to_devices()
@@ -335,11 +336,12 @@ class Module(BaseModule):
             data_shapes = [DataDesc(d.name, s, d.dtype, d.layout)
                            for d, s in zip(self._data_shapes, new)]
         label_shapes = None
+        labels = getattr(data_batch, "label", None)
         if getattr(data_batch, "provide_label", None):
             label_shapes = data_batch.provide_label
-        elif data_batch.label and self._label_shapes:
+        elif labels and self._label_shapes:
             label_shapes = [DataDesc(d.name, l.shape, d.dtype, d.layout)
-                            for d, l in zip(self._label_shapes, data_batch.label)]
+                            for d, l in zip(self._label_shapes, labels)]
         self.reshape(data_shapes, label_shapes)
 
     def backward(self, out_grads=None) -> None:
@@ -375,6 +377,11 @@ class Module(BaseModule):
         """Set the state inputs from ``states`` (per state, per device) or to ``value``."""
         assert self.binded and self.params_initialized
         self._exec_group.set_states(states, value)
+
+    def install_monitor(self, mon) -> None:
+        """Report node outputs of every device to ``mx.mon.Monitor`` ``mon``."""
+        assert self.binded
+        self._exec_group.install_monitor(mon)
 
     def update_metric(self, eval_metric, labels, pre_sliced: bool = False) -> None:
         """Update ``eval_metric`` with ``labels`` and the last outputs, per device."""
