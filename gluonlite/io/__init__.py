@@ -4,3 +4,4 @@ from .io import DataBatch, DataDesc, DataIter, PrefetchingIter, ResizeIter  # no
 from .ndarray_iter import NDArrayIter  # noqa: F401
 from .utils import _getdata_by_idx, _has_instance, _init_data  # noqa: F401
 from .image_record_iter import ImageRecordIter  # noqa: F401
+from .text_iters import CSVIter, MNISTIter  # noqa: F401
