@@ -12,15 +12,37 @@ import logging
 import math
 import sys
 import time
-from collections import namedtuple
 from typing import Iterable, Iterator
 
+from .model import BatchEndParam, save_checkpoint
+
 __all__ = ["BatchEndParam", "Speedometer", "ProgressBar", "log_train_metric",
-           "LogValidationMetricsCallback", "progress"]
+           "LogValidationMetricsCallback", "progress", "do_checkpoint", "module_checkpoint"]
 
 _clock = time.time  # one place to read the time (tests replace it)
 
-BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+
+
+def do_checkpoint(prefix: str, period: int = 1):
+    """Epoch-end callback saving ``prefix-symbol.json`` and ``prefix-%04d.params`` every
+    ``period`` epochs (numbered from 1), as ``mx.model.save_checkpoint``."""
+    period = int(max(1, period))
+
+    def _callback(iter_no, sym, arg, aux):
+        if (iter_no + 1) % period == 0:
+            save_checkpoint(prefix, iter_no + 1, sym, arg, aux)
+    return _callback
+
+
+def module_checkpoint(mod, prefix: str, period: int = 1, save_optimizer_states: bool = False):
+    """Epoch-end callback calling ``mod.save_checkpoint`` every ``period`` epochs (with
+    the optimizer states when asked)."""
+    period = int(max(1, period))
+
+    def _callback(iter_no, sym=None, arg=None, aux=None):
+        if (iter_no + 1) % period == 0:
+            mod.save_checkpoint(prefix, iter_no + 1, save_optimizer_states)
+    return _callback
 
 
 def _format_pairs(name_value) -> tuple[str, tuple]:

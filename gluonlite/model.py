@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 
 from . import ndarray as nd
 from . import symbol as sym
 from .base import MXNetError
-from .callback import BatchEndParam  # noqa: F401  (MXNet users import it from here)
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_params", "BatchEndParam"]
+
+# what batch-end callbacks receive (``fit`` loops pass their locals too)
+BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
 
 
 def _replace_atomically(path: str, write) -> None:

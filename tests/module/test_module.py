@@ -155,3 +155,23 @@ def test_errors():
     with pytest.raises(ValueError, match="not in the arguments"):
         mod.init_params(arg_params={"bogus": mx.nd.zeros((1,))}, allow_missing=True,
                         force_init=True)
+
+
+def test_checkpoint_callbacks_during_fit(tmp_path):
+    it = _iter()
+    mod = mx.mod.Module(network(mx))
+    args, aux = start_params()
+    plain, with_states = str(tmp_path / "plain"), str(tmp_path / "states")
+    mod.fit(it, num_epoch=2, optimizer="sgd", optimizer_params=OPTIMIZER_PARAMS,
+            arg_params=_nd(args), aux_params=_nd(aux),
+            epoch_end_callback=[mx.callback.do_checkpoint(plain, period=2),
+                                mx.callback.module_checkpoint(mod, with_states,
+                                                              save_optimizer_states=True)])
+    assert sorted(os.listdir(tmp_path)) == [
+        "plain-0002.params", "plain-symbol.json", "states-0001.params", "states-0001.states",
+        "states-0002.params", "states-0002.states", "states-symbol.json"]
+    _, saved_args, saved_aux = mx.model.load_checkpoint(plain, 2)
+    final_args, final_aux = mod.get_params()
+    for name, value in {**final_args, **final_aux}.items():
+        saved = saved_args.get(name, saved_aux.get(name))
+        np.testing.assert_array_equal(saved.asnumpy(), value.asnumpy())
