@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
 
@@ -12,7 +13,30 @@ __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
            "gpu_memory_info"]
 
 
-class Context:
+_DEFAULT_CTX_DEPRECATED = ("Context.default_ctx has been deprecated. Please use "
+                           "Context.current_context() instead. Please use "
+                           "test_utils.set_default_context to set a default context")
+
+
+def _get_default_ctx(_owner=None) -> "Context":
+    warnings.warn(_DEFAULT_CTX_DEPRECATED, DeprecationWarning, stacklevel=2)
+    return current_context()
+
+
+def _set_default_ctx(_owner, value: "Context") -> None:
+    warnings.warn(_DEFAULT_CTX_DEPRECATED, DeprecationWarning, stacklevel=2)
+    Context._default.value = value
+
+
+class _ContextMeta(type):
+    """Gives ``Context`` MXNet's deprecated class-level property ``default_ctx``."""
+
+    default_ctx = property(_get_default_ctx, _set_default_ctx,
+                           doc="The current default context (deprecated; use "
+                               "``current_context()``); assigning sets it.")
+
+
+class Context(metaclass=_ContextMeta):
     """A device on which arrays live, as in MXNet (``cpu(0)``, ``gpu(1)``).
 
     Parameters
@@ -91,6 +115,9 @@ class Context:
 
     def __reduce__(self):
         return (Context, (self.device_type, self.device_id))
+
+    # ``ctx.default_ctx`` on an instance, like ``Context.default_ctx`` on the class
+    default_ctx = property(_get_default_ctx, _set_default_ctx)
 
     def empty_cache(self) -> None:
         """Release cached device memory back to the driver (GPU only)."""

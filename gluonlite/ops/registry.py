@@ -115,6 +115,8 @@ class OpDef:
     infer_shape : callable
         ``f(attrs, in_shapes) -> (in_shapes, out_shapes)``; unknown shapes are
         ``None`` and unknown dimensions ``0``.  Must fill what it can in both directions.
+        With ``infer_shape_outputs`` it is ``f(attrs, in_shapes, out_shapes)`` and also
+        gets what is known of the outputs (from their consumers), to fill inputs from.
     infer_type : callable, optional
         ``f(attrs, in_dtypes) -> (in_dtypes, out_dtypes)``; defaults to "all the same".
     aliases : sequence of str
@@ -139,6 +141,9 @@ class OpDef:
         ``backward`` accepts a keyword ``need`` (one bool per input) and may skip the
         gradients of inputs not needed (returning ``None`` for them): a network's first
         layer then computes no gradient for its data.
+    infer_shape_outputs : bool
+        ``infer_shape`` takes the known output shapes as a third argument (shape
+        inference from outputs back to inputs: Reshape, ``_rnn_param_concat``).
     inplace_out : bool
         ``forward`` may be handed ``out`` buffers that alias its inputs (it reads an
         element before writing it): ``nd.X(..., out=weight)`` then writes the weight
@@ -160,8 +165,9 @@ class OpDef:
                  backward_uses: tuple = ("inputs", "outputs"),
                  backward_graph: Callable | None = None, doc: str = "",
                  open_attrs: bool = False, backward_mask: bool = False,
-                 inplace_out: bool = False):
+                 inplace_out: bool = False, infer_shape_outputs: bool = False):
         self.name = name
+        self.infer_shape_outputs = infer_shape_outputs
         self.inplace_out = inplace_out
         self.backward_mask = backward_mask
         self.open_attrs = open_attrs
@@ -277,12 +283,22 @@ class OpDef:
         return tuple(i for i, n in enumerate(names) if n in self.aux_names)
 
     # -- inference ----------------------------------------------------------------
-    def infer_shape(self, attrs: OpAttrs, in_shapes: list) -> tuple[list, list]:
-        """Infer input and output shapes from what is known; raise ``MXNetError`` on conflict."""
+    def infer_shape(self, attrs: OpAttrs, in_shapes: list,
+                    out_shapes: list | None = None) -> tuple[list, list]:
+        """Infer input and output shapes from what is known; raise ``MXNetError`` on conflict.
+
+        ``out_shapes`` (known output shapes, ``None`` where unknown) reach operators that
+        declare ``infer_shape_outputs``; the others infer from the inputs alone.
+        """
         if self._infer_shape is None:
             raise MXNetError(f"Operator {self.name}: no shape inference")
         try:
-            ins, outs = self._infer_shape(attrs, list(in_shapes))
+            if self.infer_shape_outputs:
+                outs_known = list(out_shapes) if out_shapes is not None else \
+                    [None] * self.num_outputs(attrs)
+                ins, outs = self._infer_shape(attrs, list(in_shapes), outs_known)
+            else:
+                ins, outs = self._infer_shape(attrs, list(in_shapes))
         except MXNetError:
             raise
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as err:

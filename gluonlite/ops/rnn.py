@@ -4,10 +4,16 @@
 multi-layer, optionally bidirectional ``rnn_relu``/``rnn_tanh``/``lstm``/``gru``
 over time-major ``data`` of shape ``(T, N, I)``.  ``parameters`` is MXNet's flat
 packed vector: first every weight (for each layer, for each direction:
-``W_i2h (G*H, in)`` then ``W_h2h (G*H, H)``), then every bias (same order:
-``b_i2h``, ``b_h2h``).  States have shape ``(num_layers * D, N, H)`` with row
-``layer * D + direction``.  Outputs: ``out (T, N, D*H)`` and, with
-``state_outputs``, ``hy`` (and ``cy`` for LSTM).  With ``p > 0`` in training,
+``W_i2h (G*H, in)``, ``W_h2h (G*H, R)`` and, for an LSTM with ``projection_size``
+``P``, ``W_h2r (P, H)``), then every bias (same order: ``b_i2h``, ``b_h2h``; the
+projection has none).  ``R`` is the width of the recurrent state: ``P`` with a
+projection, else ``H``.  States have shape ``(num_layers * D, N, R)`` (the LSTM
+cell state ``(num_layers * D, N, H)``) with row ``layer * D + direction``; layers
+after the first read ``D * R`` features.  Outputs: ``out (T, N, D*R)`` and, with
+``state_outputs``, ``hy`` (and ``cy`` for LSTM).  With a projection (LSTMP) every
+step computes ``h = o * tanh(c)`` and passes on ``r = W_h2r h``, which is both the
+step's output and the recurrent state (MXNet 1.9's CPU build runs this forward
+only; here it also has a backward).  With ``p > 0`` in training,
 dropout is applied to the output of every layer but the last; the masks are kept
 in a hidden output so that backward sees the same ones.  With
 ``use_sequence_length`` every batch item stops at its length: later outputs are
@@ -15,8 +21,7 @@ in a hidden output so that backward sees the same ones.  With
 starts at its last step (cuDNN's semantics; MXNet 1.9's CPU kernel ignores
 the lengths).  ``lstm_state_clip_min/max`` clip the LSTM cell state after each
 step (gradient 0 where clipped; ``lstm_state_clip_nan`` maps NaN to the minimum),
-also cuDNN's semantics, which MXNet's CPU kernel rejects.  ``projection_size``
-is not supported.
+also cuDNN's semantics, which MXNet's CPU kernel rejects.
 
 In training mode the forward keeps its caches for the backward (see
 :mod:`.rnn_saved`); a backward without them recomputes the forward first.  Then it
@@ -73,29 +78,66 @@ def _output_names(attrs):
     return tuple(names)
 
 
-def param_size(mode: str, num_layers: int, dirs: int, input_size: int, hidden: int) -> int:
-    """Length of the packed parameter vector."""
+def _proj(attrs):
+    """The projection size ``P`` of an LSTMP, else ``None``."""
+    return attrs.projection_size
+
+
+def _rec(attrs) -> int:
+    """Width ``R`` of the recurrent state (and of each direction's output)."""
+    return attrs.projection_size or attrs.state_size
+
+
+def param_size(mode: str, num_layers: int, dirs: int, input_size: int, hidden: int,
+               projection: int | None = None) -> int:
+    """Length of MXNet's packed parameter vector.
+
+    Parameters
+    ----------
+    mode : str
+        ``rnn_relu``, ``rnn_tanh``, ``lstm`` or ``gru``.
+    num_layers, dirs : int
+        Layers and directions (1 or 2).
+    input_size, hidden : int
+        Features of the data and of the hidden state.
+    projection : int, optional
+        LSTM projection size ``P`` (LSTMP).
+
+    Returns
+    -------
+    int
+    """
     g = GATES[mode] * hidden
+    rec = projection or hidden
     total = 0
     for layer in range(num_layers):
-        in_size = input_size if layer == 0 else dirs * hidden
-        total += dirs * (g * in_size + g * hidden + 2 * g)
+        in_size = input_size if layer == 0 else dirs * rec
+        per_dir = g * in_size + g * rec + 2 * g
+        if projection:
+            per_dir += projection * hidden
+        total += dirs * per_dir
     return total
 
 
-def _unpack(params, mode, num_layers, dirs, input_size, hidden):
-    """Views ``[(w_i, w_h, b_i, b_h)]`` per (layer, direction) into the flat vector."""
+def _unpack(params, mode, num_layers, dirs, input_size, hidden, projection=None):
+    """Views ``[(w_i, w_h, b_i, b_h, w_r)]`` per (layer, direction) into the flat vector
+    (``w_r`` is ``None`` without a projection)."""
     g = GATES[mode] * hidden
+    rec = projection or hidden
     weights = []
     pos = 0
     for layer in range(num_layers):
-        in_size = input_size if layer == 0 else dirs * hidden
+        in_size = input_size if layer == 0 else dirs * rec
         for _ in range(dirs):
             w_i = params[pos:pos + g * in_size].reshape(g, in_size)
             pos += g * in_size
-            w_h = params[pos:pos + g * hidden].reshape(g, hidden)
-            pos += g * hidden
-            weights.append([w_i, w_h, None, None])
+            w_h = params[pos:pos + g * rec].reshape(g, rec)
+            pos += g * rec
+            w_r = None
+            if projection:
+                w_r = params[pos:pos + projection * hidden].reshape(projection, hidden)
+                pos += projection * hidden
+            weights.append([w_i, w_h, None, None, w_r])
     for item in weights:
         item[2] = params[pos:pos + g]
         item[3] = params[pos + g:pos + 2 * g]
@@ -103,10 +145,20 @@ def _unpack(params, mode, num_layers, dirs, input_size, hidden):
     return weights
 
 
+def _check_projection(attrs, *shapes) -> None:
+    proj = attrs.projection_size
+    if proj is None:
+        return
+    if attrs.mode != "lstm":
+        fail(_OP, f"projection_size is only supported for mode 'lstm', not "
+                  f"'{attrs.mode}'", *shapes)
+    if proj <= 0:
+        fail(_OP, f"projection_size must be positive, got {proj}", *shapes)
+
+
 def _check(attrs, inputs):
     x, params, state = inputs[0], inputs[1], inputs[2]
-    if attrs.projection_size is not None:
-        fail(_OP, "projection_size is not supported", x.shape)
+    _check_projection(attrs, x.shape)
     if x.ndim != 3:
         fail(_OP, "data must have shape (seq_len, batch, input_size)", x.shape)
     n_float = 4 if attrs.mode == "lstm" else 3
@@ -115,13 +167,18 @@ def _check(attrs, inputs):
              *[a.shape for a in inputs])
     dirs = _dirs(attrs)
     t_len, n, in_size = x.shape
-    size = param_size(attrs.mode, attrs.num_layers, dirs, in_size, attrs.state_size)
+    size = param_size(attrs.mode, attrs.num_layers, dirs, in_size, attrs.state_size,
+                      _proj(attrs))
     if params.shape != (size,):
         fail(_OP, f"parameters must have shape ({size},)", x.shape, params.shape)
-    want = (attrs.num_layers * dirs, n, attrs.state_size)
-    for s in inputs[2:2 + (2 if attrs.mode == "lstm" else 1)]:
-        if s.shape != want:
-            fail(_OP, f"states must have shape {want}", x.shape, state.shape)
+    want = (attrs.num_layers * dirs, n, _rec(attrs))
+    if state.shape != want:
+        fail(_OP, f"states must have shape {want}", x.shape, state.shape)
+    if attrs.mode == "lstm":
+        want_c = (attrs.num_layers * dirs, n, attrs.state_size)
+        if inputs[3].shape != want_c:
+            fail(_OP, f"states must have shape {want_c} (state_cell)", x.shape,
+                 inputs[3].shape)
 
 
 def _clip(attrs):
@@ -169,13 +226,14 @@ def _run(oc, attrs, inputs, keep, masks=None):
         # wraps around silently (one device sync per call on a GPU)
         fail(_OP, f"sequence_length values must be in [0, {t_len}]", x.shape, lengths.shape)
     hid = attrs.state_size
-    weights = _unpack(params, mode, attrs.num_layers, dirs, in_size, hid)
+    rec = _rec(attrs)
+    weights = _unpack(params, mode, attrs.num_layers, dirs, in_size, hid, _proj(attrs))
     clip = _clip(attrs)
     hy = xp.empty(h0.shape, dtype=x.dtype)
-    cy = xp.empty(h0.shape, dtype=x.dtype) if lstm else None
+    cy = xp.empty(c0.shape, dtype=x.dtype) if lstm else None
     train_drop = _has_mask(attrs) and oc.is_train and masks is None
     if _has_mask(attrs) and masks is None:
-        shape = (attrs.num_layers - 1, t_len, n, dirs * hid)
+        shape = (attrs.num_layers - 1, t_len, n, dirs * rec)
         if train_drop:
             keep_m = oc.rng.uniform(0.0, 1.0, size=shape) >= attrs.p
             masks = keep_m.astype(x.dtype) / x.dtype.type(1.0 - attrs.p)
@@ -187,7 +245,7 @@ def _run(oc, attrs, inputs, keep, masks=None):
         outs = []
         for d in range(dirs):
             k = layer * dirs + d
-            w_i, w_h, b_i, b_h = weights[k]
+            w_i, w_h, b_i, b_h, w_r = weights[k]
             src = valid = None
             if lengths is not None:
                 src, valid = _seq_index(xp, lengths, t_len, d == 1)
@@ -196,7 +254,8 @@ def _run(oc, attrs, inputs, keep, masks=None):
             else:
                 seq = layer_in
             o, h, c, cache = layer_forward(xp, mode, seq, w_i, w_h, b_i, b_h, h0[k],
-                                           c0[k] if lstm else None, clip, keep, valid)
+                                           c0[k] if lstm else None, clip, keep, valid,
+                                           w_r=w_r)
             if src is not None:
                 o = _gather_time(xp, o, src)
             elif d == 1:
@@ -247,14 +306,18 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     dirs = _dirs(attrs)
     t_len, n, in_size = x.shape
     hid = attrs.state_size
-    weights = _unpack(params, attrs.mode, attrs.num_layers, dirs, in_size, hid)
+    rec = _rec(attrs)
+    proj = _proj(attrs)
+    weights = _unpack(params, attrs.mode, attrs.num_layers, dirs, in_size, hid, proj)
     d_params = xp.empty(params.shape, dtype=params.dtype)     # every slice is written below
-    d_weights = _unpack(d_params, attrs.mode, attrs.num_layers, dirs, in_size, hid)
-    zeros_state = xp.zeros(h0.shape, dtype=x.dtype)
-    d_hy = out_grads[1] if attrs.state_outputs else zeros_state
-    d_cy = out_grads[2] if (attrs.state_outputs and lstm) else zeros_state
+    d_weights = _unpack(d_params, attrs.mode, attrs.num_layers, dirs, in_size, hid, proj)
+    c_shape = inputs[3].shape if lstm else None
+    d_hy = out_grads[1] if attrs.state_outputs else xp.zeros(h0.shape, dtype=x.dtype)
+    d_cy = None
+    if lstm:
+        d_cy = out_grads[2] if attrs.state_outputs else xp.zeros(c_shape, dtype=x.dtype)
     d_h0 = xp.empty(h0.shape, dtype=x.dtype)
-    d_c0 = xp.empty(h0.shape, dtype=x.dtype) if lstm else None
+    d_c0 = xp.empty(c_shape, dtype=x.dtype) if lstm else None
     d_layer = out_grads[0]
     per_layer = dirs + 1
     for layer in range(attrs.num_layers - 1, -1, -1):
@@ -264,7 +327,7 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
         for d in range(dirs):
             k = layer * dirs + d
             seq, cache, src, valid = caches[layer * per_layer + d]
-            d_o = d_layer[:, :, d * hid:(d + 1) * hid]
+            d_o = d_layer[:, :, d * rec:(d + 1) * rec]
             d_hk, d_ck = d_hy[k], (d_cy[k] if lstm else None)
             if valid is not None:
                 d_o = xp.where(valid[:, :, None], d_o, 0)
@@ -272,9 +335,9 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
                 d_o = _scatter_time(xp, d_o, src)
             elif d == 1:
                 d_o = d_o[::-1]
-            w_i, w_h = weights[k][0], weights[k][1]
-            dx, dw_i, dw_h, db_i, db_h, dh0, dc0 = layer_backward(
-                xp, attrs.mode, seq, w_i, w_h, cache, d_o, d_hk, d_ck, valid)
+            w_i, w_h, w_r = weights[k][0], weights[k][1], weights[k][4]
+            dx, dw_i, dw_h, db_i, db_h, dh0, dc0, dw_r = layer_backward(
+                xp, attrs.mode, seq, w_i, w_h, cache, d_o, d_hk, d_ck, valid, w_r=w_r)
             if src is not None:
                 dx = _scatter_time(xp, dx, src)
             elif d == 1:
@@ -283,8 +346,9 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
                 d_in = dx                  # a fresh array from layer_backward: ours to add into
             else:
                 d_in += dx
-            for dst, g in zip(d_weights[k], (dw_i, dw_h, db_i, db_h)):
-                dst[...] = g
+            for dst, g in zip(d_weights[k], (dw_i, dw_h, db_i, db_h, dw_r)):
+                if dst is not None:
+                    dst[...] = g
             d_h0[k] = dh0
             if lstm:
                 d_c0[k] = dc0
@@ -306,11 +370,11 @@ def _scatter_time(xp, g, src):
 
 
 def _infer(attrs, in_shapes):
-    if attrs.projection_size is not None:
-        fail(_OP, "projection_size is not supported", in_shapes[0])
+    _check_projection(attrs, *[s for s in in_shapes if s is not None])
     ins = list(in_shapes)
     dirs = _dirs(attrs)
     hid = attrs.state_size
+    rec = _rec(attrs)
     data = ins[0]
     n = 0
     for s in ins[2:2 + (2 if attrs.mode == "lstm" else 1)]:
@@ -326,19 +390,20 @@ def _infer(attrs, in_shapes):
         fail(_OP, "data must have shape (seq_len, batch, input_size)", data)
     t_len, n, in_size = data
     if in_size:
-        size = param_size(attrs.mode, attrs.num_layers, dirs, in_size, hid)
+        size = param_size(attrs.mode, attrs.num_layers, dirs, in_size, hid, _proj(attrs))
         ins[1] = merge_shapes(_OP, "parameters", ins[1], (size,))
-    state = (attrs.num_layers * dirs, n, hid)
-    n_states = 2 if attrs.mode == "lstm" else 1
-    for i in range(2, 2 + n_states):
-        ins[i] = merge_shapes(_OP, "state", ins[i], state)
+    states = [(attrs.num_layers * dirs, n, rec)]
+    if attrs.mode == "lstm":
+        states.append((attrs.num_layers * dirs, n, hid))
+    for i, state in enumerate(states):
+        ins[2 + i] = merge_shapes(_OP, "state_cell" if i else "state", ins[2 + i], state)
     if attrs.use_sequence_length:
         ins[-1] = merge_shapes(_OP, "sequence_length", ins[-1], (n,))
-    outs = [(t_len, n, dirs * hid)]
+    outs = [(t_len, n, dirs * rec)]
     if attrs.state_outputs:
-        outs += [state] * n_states
+        outs += states
     if _has_mask(attrs):
-        outs.append((attrs.num_layers - 1, t_len, n, dirs * hid))
+        outs.append((attrs.num_layers - 1, t_len, n, dirs * rec))
     return ins, outs
 
 
@@ -399,42 +464,62 @@ def _concat_backward(oc, attrs, inputs, outputs, out_grads):
     return [p.copy() for p in xp.split(out_grads[0], [int(b) for b in bounds], axis=dim)]
 
 
-def _concat_infer(attrs, in_shapes):
+def _concat_infer(attrs, in_shapes, out_shapes=None):
+    """Shapes of ``_rnn_param_concat``, in both directions.
+
+    Every dimension but ``dim`` is shared by the inputs and the output; the output's
+    ``dim`` is the sum of the inputs'.  When the output's ``dim`` is known (the ``RNN``
+    operator consuming it knows its packed size from the data), inputs whose ``dim``
+    is unknown share what the known ones leave over equally, as MXNet does: this is
+    how a layer's ``i2h`` weight without ``input_size`` gets its shape in a graph.
+    """
+    op = "_rnn_param_concat"
     ins = list(in_shapes)
-    known_ = [s for s in ins if s is not None]
+    out = out_shapes[0] if out_shapes else None
+    known_ = [s for s in ins if s is not None] + ([out] if out is not None else [])
     if not known_:
         return ins, [None]
     nd = len(known_[0])
+    if any(len(s) != nd for s in known_):
+        fail(op, "inputs differ in rank", *known_)
+    if nd == 0:
+        fail(op, "inputs must have at least one dimension", *known_)
     dim = attrs.dim % nd
     # every dimension but ``dim`` is shared
     common = [0] * nd
     for s in known_:
-        if len(s) != nd:
-            fail("_rnn_param_concat", "inputs differ in rank", *known_)
         for i, d in enumerate(s):
             if i != dim and d:
                 if common[i] and common[i] != d:
-                    fail("_rnn_param_concat", f"inputs must agree except on dim {attrs.dim}",
-                         *known_)
+                    fail(op, f"inputs must agree except on dim {attrs.dim}", *known_)
                 common[i] = d
+    base = tuple(common)
+    shared = nd > 1 and any(base[j] for j in range(nd) if j != dim)
     for i, s in enumerate(ins):
-        base = tuple(common)
-        ins[i] = merge_shapes("_rnn_param_concat", "input", s, base) if s is not None else (
-            base if nd > 1 and any(base[j] for j in range(nd) if j != dim) else None)
-    total = 0
-    for s in ins:
-        if s is None or not s[dim]:
-            total = 0
-            break
-        total += s[dim]
-    out = list(common)
-    out[dim] = total
-    return ins, [tuple(out)]
+        ins[i] = merge_shapes(op, "input", s, base) if s is not None else (
+            base if shared else None)
+    unknown = [i for i, s in enumerate(ins) if s is None or not s[dim]]
+    total = sum(s[dim] for s in ins if s is not None and s[dim])
+    if unknown and out is not None and out[dim]:
+        rest = out[dim] - total
+        if rest <= 0 or rest % len(unknown):
+            fail(op, f"cannot split the {rest} remaining entries of dim {attrs.dim} of "
+                     f"the output {tuple(out)} among {len(unknown)} inputs of unknown size",
+                 *[s for s in ins if s is not None])
+        for i in unknown:
+            shape = list(ins[i] if ins[i] is not None else base)
+            shape[dim] = rest // len(unknown)
+            ins[i] = tuple(shape)
+        unknown = []
+    result = list(common)
+    result[dim] = 0 if unknown else sum(s[dim] for s in ins)
+    return ins, [tuple(result)]
 
 
 register(OpDef(
     "_rnn_param_concat", _concat_forward, backward=_concat_backward,
     attrs={"num_args": Attr("int"), "dim": Attr("int", 1)},
     inputs=lambda attrs: tuple(f"arg{i}" for i in range(attrs.num_args)),
-    key_var_num_args="num_args", infer_shape=_concat_infer, backward_uses=("inputs",),
+    key_var_num_args="num_args", infer_shape=_concat_infer, infer_shape_outputs=True,
+    backward_uses=("inputs",),
     doc="Concatenation of RNN parameters (like ``Concat``) used by Gluon's rnn layers."))

@@ -16,6 +16,7 @@ Gate layouts (rows of ``W_i2h``/``W_h2h``, MXNet 1.9's packing):
 """
 from __future__ import annotations
 
+from .rnn_blas import one_blas_thread
 from .rnn_lstm import lstm_backward, lstm_forward
 
 GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
@@ -45,7 +46,7 @@ class Clip:
 
 
 def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False,
-                  valid=None):
+                  valid=None, w_r=None):
     """Run one direction of one layer over all time steps.
 
     Parameters
@@ -56,9 +57,10 @@ def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False
         ``rnn_relu``, ``rnn_tanh``, ``lstm`` or ``gru``.
     x : array, shape (T, N, I)
         Inputs in processing order (reverse directions pass ``x[::-1]``).
-    w_i, w_h : arrays, shapes (G*H, I), (G*H, H)
+    w_i, w_h : arrays, shapes (G*H, I), (G*H, R)
+        ``R`` is the recurrent width: ``P`` for a projected LSTM, else ``H``.
     b_i, b_h : arrays, shape (G*H,)
-    h0, c0 : arrays, shape (N, H); ``c0`` only for LSTM.
+    h0, c0 : arrays, shapes (N, R) and (N, H); ``c0`` only for LSTM.
     clip : Clip, optional
         LSTM cell-state clipping.
     keep : bool
@@ -66,13 +68,15 @@ def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False
     valid : array (T, N) of bool, optional
         Steps to run; at other steps the state is carried over unchanged (and
         the step's output is that carried state).
+    w_r : array (P, H), optional
+        LSTM projection (LSTMP): the output and recurrent state is ``W_h2r h``.
 
     Returns
     -------
-    out : array (T, N, H), h_T, c_T (``None`` unless LSTM), cache (``None`` unless ``keep``)
+    out : array (T, N, R), h_T, c_T (``None`` unless LSTM), cache (``None`` unless ``keep``)
     """
     if mode == "lstm":
-        return lstm_forward(xp, x, w_i, w_h, b_i, b_h, h0, c0, clip, keep, valid)
+        return lstm_forward(xp, x, w_i, w_h, b_i, b_h, h0, c0, clip, keep, valid, w_r)
     t_len, n, _ = x.shape
     hid = w_h.shape[1]
     dt = x.dtype
@@ -85,37 +89,39 @@ def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False
         if mode == "gru":
             cache["hn"] = xp.empty((t_len, n, hid), dtype=dt)
     h = h0
-    for t in range(t_len):
-        h_prev = h
-        hp = xp.matmul(h, w_h.T) + b_h
-        if keep:
-            cache["h_prev"][t] = h
-        if mode == "gru":
-            xr, xz, xn = proj[t, :, :hid], proj[t, :, hid:2 * hid], proj[t, :, 2 * hid:]
-            hr, hz, hn = hp[:, :hid], hp[:, hid:2 * hid], hp[:, 2 * hid:]
-            r = _sigmoid(xp, xr + hr)
-            z = _sigmoid(xp, xz + hz)
-            nn_ = xp.tanh(xn + r * hn)
-            h = (1 - z) * nn_ + z * h
+    w_ht = xp.ascontiguousarray(w_h.T)
+    with one_blas_thread(xp, n, w_h.shape[0], hid):
+        for t in range(t_len):
+            h_prev = h
+            hp = xp.matmul(h, w_ht) + b_h
             if keep:
-                gates = cache["gates"][t]
-                gates[:, :hid] = r
-                gates[:, hid:2 * hid] = z
-                gates[:, 2 * hid:] = nn_
-                cache["hn"][t] = hn
-        else:
-            pre = proj[t] + hp
-            h = xp.tanh(pre) if mode == "rnn_tanh" else xp.maximum(pre, 0)
-            if keep:
-                cache["gates"][t] = h
-        if valid is not None:
-            v = valid[t][:, None]
-            h = xp.where(v, h, h_prev)
-        out[t] = h
+                cache["h_prev"][t] = h
+            if mode == "gru":
+                xr, xz, xn = proj[t, :, :hid], proj[t, :, hid:2 * hid], proj[t, :, 2 * hid:]
+                hr, hz, hn = hp[:, :hid], hp[:, hid:2 * hid], hp[:, 2 * hid:]
+                r = _sigmoid(xp, xr + hr)
+                z = _sigmoid(xp, xz + hz)
+                nn_ = xp.tanh(xn + r * hn)
+                h = (1 - z) * nn_ + z * h
+                if keep:
+                    gates = cache["gates"][t]
+                    gates[:, :hid] = r
+                    gates[:, hid:2 * hid] = z
+                    gates[:, 2 * hid:] = nn_
+                    cache["hn"][t] = hn
+            else:
+                pre = proj[t] + hp
+                h = xp.tanh(pre) if mode == "rnn_tanh" else xp.maximum(pre, 0)
+                if keep:
+                    cache["gates"][t] = h
+            if valid is not None:
+                v = valid[t][:, None]
+                h = xp.where(v, h, h_prev)
+            out[t] = h
     return out, h, None, cache
 
 
-def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None):
+def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None, w_r=None):
     """Back-propagation through time for one direction of one layer.
 
     Parameters
@@ -124,52 +130,56 @@ def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None):
         The inputs given to :func:`layer_forward` (same order).
     cache : dict
         From :func:`layer_forward` with ``keep=True``.
-    d_out : array (T, N, H)
+    d_out : array (T, N, R)
         Gradient of the per-step outputs (same order as ``x``).
-    d_h, d_c : arrays (N, H)
-        Gradients of the final hidden (and cell) state.
+    d_h, d_c : arrays (N, R), (N, H)
+        Gradients of the final recurrent (and cell) state.
     valid : array (T, N) of bool, optional
+        As given to :func:`layer_forward`.
+    w_r : array (P, H), optional
         As given to :func:`layer_forward`.
 
     Returns
     -------
-    dx, dw_i, dw_h, db_i, db_h, dh0, dc0 (``dc0`` is ``None`` unless LSTM)
+    dx, dw_i, dw_h, db_i, db_h, dh0, dc0, dw_r (``dc0`` is ``None`` unless LSTM,
+    ``dw_r`` unless projected)
     """
     if mode == "lstm":
-        return lstm_backward(xp, x, w_i, w_h, cache, d_out, d_h, d_c, valid)
+        return lstm_backward(xp, x, w_i, w_h, cache, d_out, d_h, d_c, valid, w_r)
     t_len, n, _ = x.shape
     hid = w_h.shape[1]
     gates_all = cache["gates"]
     d_xg = xp.empty_like(gates_all)          # gradient of the input projection
     d_hg = d_xg if mode != "gru" else xp.empty_like(gates_all)
     dh = d_h
-    for t in range(t_len - 1, -1, -1):
-        dh = dh + d_out[t]
-        gates = gates_all[t]
-        if valid is not None:
-            v = valid[t][:, None]
-            dh_skip = dh
-            dh = dh * v
-        if mode == "gru":
-            r, z, nn_ = gates[:, :hid], gates[:, hid:2 * hid], gates[:, 2 * hid:]
-            h_prev = cache["h_prev"][t]
-            dn = dh * (1 - z) * (1 - nn_ * nn_)
-            dz = dh * (h_prev - nn_) * z * (1 - z)
-            dr = dn * cache["hn"][t] * r * (1 - r)
-            dxg, dhg = d_xg[t], d_hg[t]
-            dxg[:, :hid] = dr
-            dxg[:, hid:2 * hid] = dz
-            dxg[:, 2 * hid:] = dn
-            dhg[:, :2 * hid] = dxg[:, :2 * hid]
-            dhg[:, 2 * hid:] = dn * r
-            dh = dh * z + xp.matmul(dhg, w_h)
-        else:
-            h = gates
-            dpre = dh * (1 - h * h) if mode == "rnn_tanh" else dh * (h > 0)
-            d_xg[t] = dpre
-            dh = xp.matmul(dpre, w_h)
-        if valid is not None:
-            dh = xp.where(v, dh, dh_skip)
+    with one_blas_thread(xp, n, hid, w_h.shape[0]):
+        for t in range(t_len - 1, -1, -1):
+            dh = dh + d_out[t]
+            gates = gates_all[t]
+            if valid is not None:
+                v = valid[t][:, None]
+                dh_skip = dh
+                dh = dh * v
+            if mode == "gru":
+                r, z, nn_ = gates[:, :hid], gates[:, hid:2 * hid], gates[:, 2 * hid:]
+                h_prev = cache["h_prev"][t]
+                dn = dh * (1 - z) * (1 - nn_ * nn_)
+                dz = dh * (h_prev - nn_) * z * (1 - z)
+                dr = dn * cache["hn"][t] * r * (1 - r)
+                dxg, dhg = d_xg[t], d_hg[t]
+                dxg[:, :hid] = dr
+                dxg[:, hid:2 * hid] = dz
+                dxg[:, 2 * hid:] = dn
+                dhg[:, :2 * hid] = dxg[:, :2 * hid]
+                dhg[:, 2 * hid:] = dn * r
+                dh = dh * z + xp.matmul(dhg, w_h)
+            else:
+                h = gates
+                dpre = dh * (1 - h * h) if mode == "rnn_tanh" else dh * (h > 0)
+                d_xg[t] = dpre
+                dh = xp.matmul(dpre, w_h)
+            if valid is not None:
+                dh = xp.where(v, dh, dh_skip)
     flat_xg = d_xg.reshape(t_len * n, -1)
     flat_hg = d_hg.reshape(t_len * n, -1)
     dx = xp.matmul(flat_xg, w_i).reshape(x.shape)
@@ -177,4 +187,4 @@ def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None):
     dw_h = xp.matmul(flat_hg.T, cache["h_prev"].reshape(t_len * n, hid))
     db_i = flat_xg.sum(axis=0)
     db_h = flat_hg.sum(axis=0)
-    return dx, dw_i, dw_h, db_i, db_h, dh, None
+    return dx, dw_i, dw_h, db_i, db_h, dh, None, None

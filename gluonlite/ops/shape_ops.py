@@ -47,10 +47,19 @@ def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("da
         grads += [None] * (len(ins) - 1)
         return grads
 
-    def infer(attrs_, in_shapes):
+    def infer(attrs_, in_shapes, out_shapes):
         if any(s is None for s in in_shapes):
             return in_shapes, [None]
         shapes = [tuple(s) for s in in_shapes]
+        src, out = shapes[0], out_shapes[0]
+        if out is not None and known(out) and src.count(0) == 1:
+            # back from a known output: the one unknown input dimension holds the rest
+            # of the output's size (MXNet's reverse inference, e.g. a weight of unknown
+            # input size flattened into _rnn_param_concat)
+            rest = _prod(d for d in src if d)
+            if _prod(out) % rest:
+                fail(name, f"cannot reshape into {tuple(out)}", src)
+            shapes[0] = tuple(d or _prod(out) // rest for d in src)
         return shapes, [target(attrs_, shapes, partial=not all(known(s) for s in shapes))]
 
     def graph(attrs_, ins, outputs, out_grads):
@@ -58,7 +67,7 @@ def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("da
 
     register(OpDef(name, forward, backward=backward, attrs=attrs or {}, aliases=aliases,
                    infer_shape=infer, inputs=inputs, backward_uses=("inputs",),
-                   backward_graph=graph, doc=doc))
+                   backward_graph=graph, doc=doc, infer_shape_outputs=True))
 
 
 # -- Reshape --------------------------------------------------------------------------

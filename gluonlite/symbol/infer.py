@@ -3,8 +3,10 @@
 Shapes flow both ways to a fixpoint: each operator's ``infer_shape`` fills what it
 can of its inputs and outputs from what is known (FullyConnected's weight from the
 data), sweeping forward and backward over the topological order until nothing
-changes.  Elementwise operators (one shape for all inputs and outputs) also pass a
-known output shape back to their inputs.  Unknown shapes are ``None`` and unknown
+changes.  Operators that declare ``infer_shape_outputs`` also get the known shapes
+of their outputs and fill their inputs from them (Reshape, ``_rnn_param_concat``).
+Elementwise operators (one shape for all inputs and outputs) also pass a known
+output shape back to their inputs.  Unknown shapes are ``None`` and unknown
 dimensions 0, as in MXNet 1.x.
 """
 from __future__ import annotations
@@ -100,7 +102,7 @@ def _visit(node: Node, st: _State, elementwise: dict) -> None:
     n_out = node.num_outputs()
     outs = [st.get((node, i)) for i in range(n_out)]
     try:
-        new_ins, new_outs = node.op.infer_shape(node.attrs, ins)
+        new_ins, new_outs = node.op.infer_shape(node.attrs, ins, outs)
     except MXNetError as err:
         if all(s is None for s in ins):
             return  # nothing known yet: nothing to contradict

@@ -104,7 +104,7 @@ def test_shape_inference_both_ways():
 @pytest.mark.parametrize("bad,message", [
     (dict(params=5), "parameters must have shape"),
     (dict(state=(1, 2, 2)), "states must have shape"),
-    (dict(projection_size=2), "projection_size is not supported"),
+    (dict(projection_size=2, mode="gru"), "projection_size is only supported for mode"),
 ])
 def test_errors_name_operator(bad, message):
     arrs = _inputs()
@@ -114,7 +114,8 @@ def test_errors_name_operator(bad, message):
     if "state" in bad:
         arrs[2] = mx.nd.zeros(bad["state"], dtype=np.float64)
     if "projection_size" in bad:
-        attrs["projection_size"] = bad["projection_size"]
+        attrs.update(bad)
+        arrs = arrs[:3]
     with pytest.raises(MXNetError, match=message) as err:
         mx.nd.RNN(*arrs, **attrs)
     assert "RNN" in str(err.value)

@@ -230,6 +230,9 @@ class RNNCell(_GatedCell):
                          i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params)
         self._activation = activation
 
+    def __repr__(self) -> str:
+        return f"{super().__repr__()[:-1]}, {self._activation})"
+
     def _alias(self) -> str:
         return "rnn"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...base import MXNetError
 from ... import ndarray
+from ..parameter_dict import _indent
 from .rnn_cell import (_TENSORS, HybridRecurrentCell, RecurrentCell, _as_list,
                        _format_sequence, _get_begin_state, _mask_sequence_variable_length)
 
@@ -63,6 +64,11 @@ class _SequentialMixin:
 
     def __getitem__(self, i):
         return list(self._children.values())[i]
+
+    def __repr__(self) -> str:
+        mods = "\n".join(f"({key}): {_indent(repr(cell), 2)}"
+                         for key, cell in self._children.items())
+        return f"{type(self).__name__}(\n{mods}\n)"
 
     def __len__(self) -> int:
         return len(self._children)

@@ -9,8 +9,13 @@ direction by direction, ``i2h`` then ``h2h`` [then ``h2r``]), then all biases.
 
 Deferred initialization: with ``input_size=0`` the first layer's ``i2h`` weights get
 their shape from the first input this layer sees (:meth:`infer_shape`).  Inside a
-hybridized parent block, give ``input_size`` (the graph-level shape inference cannot
-infer it through the parameter concatenation yet).
+hybridized parent block the graph's shape inference infers it back from the ``RNN``
+operator's packed parameter size, through ``_rnn_param_concat`` and ``Reshape`` (both
+declare ``infer_shape_outputs``: they fill an unknown input from a known output).
+
+``_unfuse()`` gives the same network as a stack of cells (``HybridSequentialRNNCell``
+of ``RNNCell``/``LSTMCell``/``GRUCell``, ``BidirectionalCell`` pairs, ``DropoutCell``
+between layers) that shares this layer's parameters.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import re
 from ...base import MXNetError
 from ... import ndarray, symbol
 from ..hybrid_block import HybridBlock
+from . import rnn_cell, rnn_cell_wrappers
 
 __all__ = ["RNN", "LSTM", "GRU"]
 
@@ -111,6 +117,48 @@ class _RNNLayer(HybridBlock):
 
     def state_info(self, batch_size: int = 0) -> list:
         raise NotImplementedError
+
+    def _make_cell(self, **kwargs):
+        """One cell of this layer's mode (``kwargs``: prefix, input size, initializers)."""
+        if self._mode == "lstm":
+            return rnn_cell.LSTMCell(self._hidden_size, **kwargs)
+        if self._mode == "gru":
+            return rnn_cell.GRUCell(self._hidden_size, **kwargs)
+        return rnn_cell.RNNCell(self._hidden_size, activation=self._mode[len("rnn_"):],
+                                **kwargs)
+
+    def _unfuse(self) -> "rnn_cell_wrappers.HybridSequentialRNNCell":
+        """This layer as a stack of recurrent cells that share its parameters.
+
+        Returns
+        -------
+        HybridSequentialRNNCell
+            One cell (or ``BidirectionalCell`` of an ``l``/``r`` pair) per layer, with a
+            ``DropoutCell`` between layers when ``dropout > 0``; cell ``i`` uses the
+            parameters ``l<i>_*`` (and ``r<i>_*``) of this layer.
+        """
+        if self._projection_size:
+            raise AssertionError("_unfuse does not support projection layer yet!")
+        if self._lstm_state_clip_min or self._lstm_state_clip_max:
+            raise AssertionError("_unfuse does not support state clipping yet!")
+        stack = rnn_cell_wrappers.HybridSequentialRNNCell(prefix=self.prefix,
+                                                          params=self.params)
+        with stack.name_scope():
+            in_size = self._input_size
+            for layer in range(self._num_layers):
+                kwargs = dict(input_size=in_size,
+                              i2h_weight_initializer=self._i2h_weight_initializer,
+                              h2h_weight_initializer=self._h2h_weight_initializer,
+                              i2h_bias_initializer=self._i2h_bias_initializer,
+                              h2h_bias_initializer=self._h2h_bias_initializer)
+                cells = [self._make_cell(prefix=f"{d}{layer}_", **kwargs)
+                         for d in ("l", "r")[:self._dir]]
+                stack.add(cells[0] if self._dir == 1 else
+                          rnn_cell_wrappers.BidirectionalCell(*cells))
+                if self._dropout > 0 and layer + 1 < self._num_layers:
+                    stack.add(rnn_cell_wrappers.DropoutCell(self._dropout))
+                in_size = self._hidden_size * self._dir
+        return stack
 
     def cast(self, dtype) -> None:
         super().cast(dtype)
