@@ -51,6 +51,8 @@ from . import module  # noqa: E402,F401
 from . import module as mod  # noqa: E402,F401
 from . import rnn  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
+from . import visualization  # noqa: E402,F401
+from . import visualization as viz  # noqa: E402,F401
 
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",
