@@ -328,8 +328,11 @@ class DataParallelExecutorGroup:
         outputs = []
         for arrays in self._inputs:
             if self.inputs_need_grad and is_train:
-                for arr in arrays[:len(self.data_names)]:
-                    arr.attach_grad()
+                # own copies: attach_grad on the caller's array (another module's output)
+                # would cut it from the graph that produced it
+                for i in range(len(self.data_names)):
+                    arrays[i] = arrays[i].copy()
+                    arrays[i].attach_grad()
             if is_train and self.for_training:
                 with autograd.record(train_mode=True):
                     out = self._block(*arrays)
