@@ -233,7 +233,7 @@ def test_fused_rnn_layout_matches_rnn_op():
     I.FusedRNN(cases.probe_class(mx)(), hidden, 2, "lstm", True, forget_bias=7.0)(
         D("rnn_weight"), arr)
     mats = _unpack(arr.asnumpy(), "lstm", 2, 2, ninput, hidden)
-    for k, (w_i, w_h, b_i, b_h) in enumerate(mats):
+    for k, (w_i, w_h, b_i, b_h, _proj) in enumerate(mats):
         tag = f"{'lr'[k % 2]}{k // 2}"
         for g, gate in enumerate("ifco"):
             rows = slice(g * hidden, (g + 1) * hidden)
