@@ -17,6 +17,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .backward_plan import BackwardPlan
+from .graph_info import OpUnit
 from .memory import make_view, plan_memory
 
 __all__ = ["ForwardPlan", "PlanOptions"]
@@ -64,7 +65,40 @@ def infer_entries(info, in_shapes, in_dtypes):
             shapes[s] = tuple(int(d) for d in sh) if _known(sh) else None
             dt = touts[k] if k < len(touts) else None
             dtypes[s] = None if dt is None else np.dtype(dt)
+    if any(s is None for s in shapes):
+        _complete_from_graph(info, in_shapes, shapes)
     return shapes, dtypes
+
+
+def _complete_from_graph(info, in_shapes, shapes) -> None:
+    """Fill shapes the forward sweep left open (``zeros(shape=(0, H))`` added to a known
+    array: MXNet's default RNN begin state) with the graph's two-way inference."""
+    from ..symbol.infer import infer_graph_shapes
+    order = list(info.variables) + [u.node for u in info.units if u.node is not None]
+    known = {id(v): tuple(s) for v, s in zip(info.variables, in_shapes)}
+    try:
+        both_ways = infer_graph_shapes(order, known)
+    except MXNetError:
+        return  # the forward sweep's own errors are the ones to report
+    for slot, (node, k) in enumerate(info.entries):
+        if shapes[slot] is None:
+            sh = both_ways.get((id(node), k))
+            if _known(sh):
+                shapes[slot] = tuple(int(d) for d in sh)
+
+
+def _with_inferred_shape(unit, shapes):
+    """``unit`` with its ``shape`` attribute completed from inference when it is an
+    input-less operator (``_zeros``, random samplers) given a partial shape."""
+    if unit.ins or "shape" not in getattr(unit.op, "attrs", {}) or not unit.outs:
+        return unit
+    inferred = shapes[unit.outs[0]]
+    if inferred is None or tuple(unit.attrs.shape) == inferred:
+        return unit
+    given = dict(unit.attrs._given)
+    given["shape"] = inferred
+    return OpUnit(unit.op, unit.op.parse_attrs(given), unit.name, unit.ins, unit.outs,
+                  unit.node, unit.out_names, unit.in_names, unit.aux_pos)
 
 
 def _as_array(r, xp):
@@ -106,7 +140,7 @@ class ForwardPlan:
         self.oc = oc
         self.options = options
         self.shapes, self.dtypes = infer_entries(info, in_shapes, in_dtypes)
-        units = list(info.units)
+        units = [_with_inferred_shape(u, self.shapes) for u in info.units]
         n_in = info.n_inputs
         pinned = set(info.heads)
         if options.monitor is not None:

@@ -207,8 +207,16 @@ def _fc_backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True))
     return grads
 
 
-def _fc_infer(attrs, in_shapes):
+def _fc_infer(attrs, in_shapes, out_shapes=(None,)):
     data = in_shapes[0]
+    out_known = out_shapes[0] if out_shapes else None
+    if data is not None and out_known is not None:
+        # the batch (leading) dimensions come back from a known output, as in MXNet:
+        # an RNN begin state (0, H) feeding only a FullyConnected gets its batch size
+        lead = 1 if attrs.flatten else len(data) - 1
+        if len(out_known) == lead + 1:
+            data = merge_shapes(_FC, "data", data,
+                                tuple(out_known[:lead]) + (0,) * (len(data) - lead))
     weight = in_shapes[1] if len(in_shapes) > 1 else None
     h = attrs.num_hidden
     in_units = 0
@@ -234,5 +242,5 @@ register(OpDef(
     attrs={"num_hidden": Attr("int"), "no_bias": Attr("bool", False),
            "flatten": Attr("bool", True)},
     inputs=lambda attrs: ("data", "weight") if attrs.no_bias else ("data", "weight", "bias"),
-    infer_shape=_fc_infer, backward_uses=("inputs",), backward_mask=True,
-    doc="Fully connected layer ``data @ weight.T + bias`` (MXNet ``FullyConnected``)."))
+    infer_shape=_fc_infer, infer_shape_outputs=True, backward_uses=("inputs",),
+    backward_mask=True, doc="Fully connected layer ``data @ weight.T + bias`` (MXNet ``FullyConnected``)."))

@@ -7,22 +7,16 @@ import numpy as np
 import pytest
 
 import gluonlite as mx
-from gluonlite.base import MXNetError
 
 from . import cases
 
 # ``begin_state()`` (and ZoneoutCell's first previous output) is ``_zeros`` with an
 # unknown batch dimension, which MXNet fills in by graph shape inference; gluonlite's
 # CachedOp plan infers shapes forward only, so these graphs cannot run yet.
-ZEROS_CASES = {name for name, case in cases.CASES.items()
-               if case["begin"] == "zeros" or case["cell"]["type"] == "ZoneoutCell"}
-
-# a begin state feeding only an i2h/h2h FullyConnected or Convolution: MXNet infers its
-# batch dimension backward from the layer's output; gluonlite's shape functions of
-# these two operators do not (yet)
-BATCH_FROM_OUTPUT_CASES = {"rnn_tanh_list", "lstm_list_merge", "lstm_tnc_split",
-                           "stack_lstm_gru", "bidir_lstm_tnc", "residual_merged",
-                           "dropout_stack", "unfused_lstm_bi_2l", "conv_rnn", "conv_lstm"}
+# a begin state feeding only an i2h/h2h Convolution: MXNet infers its batch dimension
+# backward from the layer's output; gluonlite's Convolution does not yet (its
+# FullyConnected does)
+BATCH_FROM_OUTPUT_CASES = {"conv_rnn", "conv_lstm"}
 
 
 def _build(name):
@@ -53,7 +47,7 @@ def test_graph_matches_mxnet(name, rnn_fixture):
 
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=pytest.mark.xfail(
-        reason="ops: FullyConnected/Convolution shape inference does not take data's "
+        strict=True, reason="ops: Convolution shape inference does not take data's "
         "batch dimension from the output shape"))
     if n in BATCH_FROM_OUTPUT_CASES else n for n in sorted(cases.CASES)])
 def test_partial_inference_from_data_only(name, rnn_fixture):
@@ -80,11 +74,7 @@ def _run(name, data):
     return exe, group, outs
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(
-        raises=MXNetError, reason="engine: _zeros with an unknown dimension gets no "
-        "shape from backward inference in the CachedOp plan"))
-    if n in ZEROS_CASES else n for n in sorted(cases.CASES)])
+@pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_forward_backward_match_mxnet(name, rnn_fixture):
     data, meta = rnn_fixture
     case = cases.CASES[name]
