@@ -79,11 +79,12 @@ class BatchLoader(DataIter):
             raise StopIteration
         return self._batch
 
+    # MXNet's C++ iterators return the one array itself, not a list
     def getdata(self):
-        return self._batch.data
+        return self._batch.data[0]
 
     def getlabel(self):
-        return self._batch.label
+        return self._batch.label[0]
 
     def getpad(self) -> int:
         return self._batch.pad

@@ -57,3 +57,10 @@ def test_mnist_shuffle_and_parts(tmp_path):
     part = mx.io.MNISTIter(image=paths["img-idx3-ubyte"], label=paths["lbl-idx1-ubyte"],
                            batch_size=1, shuffle=False, num_parts=2, part_index=1)
     assert [float(b.label[0].asscalar()) for b in part] == [2.0, 3.0]
+
+
+def test_getdata_returns_the_array(tmp_path):
+    it = scenarios(mx, write_files(str(tmp_path)))["csv_round"]()
+    for batch in it:
+        assert it.getdata() is batch.data[0] and it.getlabel() is batch.label[0]
+        assert it.getpad() == batch.pad
