@@ -24,6 +24,13 @@ def test_tutorial_runs(path):
         # MXNet 1.9.1 reaches 0.95 on the same script
         assert result["accuracy"] > 0.8
         assert result["feature_shape"] == (8, 16, 1, 1)
+    elif path.stem == "train_module_legacy":
+        # MXNet 1.9.1 on the same script: accuracy 0.99, perplexity 10.0 -> 1.16
+        assert result["accuracy"] > 0.9
+        assert result["restored_accuracy"] == result["accuracy"]
+        assert result["predicted"] == result["labels"]
+        assert result["perplexity_before"] > 8 and result["perplexity_after"] < 2
+        assert result["buckets"] == [4, 6, 8, 10]
     elif path.stem == "train_cnn_gluon":
         # MXNet 1.9.1 reaches 1.00 on the same script (fixed seeds there and here)
         assert result["accuracy"] > 0.95
