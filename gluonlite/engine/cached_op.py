@@ -191,7 +191,9 @@ class CachedOp:
             ctx = inputs[0]._ctx
             datas = []
             for x in inputs:
-                if x._ctx is not ctx:
+                # equal Contexts are often distinct objects (every loaded parameter has
+                # its own): compare before the full check, which only reports the error
+                if x._ctx is not ctx and x._ctx != ctx:
                     self._check_inputs(inputs)
                 datas.append(x._data)
         else:

@@ -362,3 +362,25 @@ def test_rewrite_hook_runs_group_forward_and_backward():
     hg = rng.standard_normal((3, 4))
     np.testing.assert_allclose(fused.backward(saved2, [hg])[0], plain.backward(saved1, [hg])[0],
                                rtol=1e-12)
+
+
+def test_equal_but_distinct_contexts_skip_the_full_input_check(monkeypatch):
+    # every loaded parameter carries its own Context object equal to cpu(0): the per-call
+    # check must compare them, not re-run the O(inputs) check once per input
+    out = mx.sym.var("x")
+    for i in range(20):
+        out = out + mx.sym.var(f"w{i}")
+    op = CachedOp(out)
+    arrays = [mx.nd.ones((2,)) for _ in range(21)]
+    for a in arrays:
+        a._ctx = mx.Context("cpu", 0)  # distinct, equal objects
+    calls = []
+    original = CachedOp._check_inputs
+    monkeypatch.setattr(CachedOp, "_check_inputs",
+                        lambda self, inputs: calls.append(1) or original(self, inputs))
+    res = op(*arrays)
+    assert res.asnumpy().tolist() == [21.0, 21.0]
+    assert calls == []
+    arrays[3]._ctx = mx.Context("cpu", 1)
+    with pytest.raises(mx.base.MXNetError, match="different devices"):
+        op(*arrays)
