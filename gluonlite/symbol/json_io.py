@@ -27,6 +27,7 @@ and written again is unchanged.  Anything malformed raises ``MXNetError``.
 from __future__ import annotations
 
 import json
+import os
 import weakref
 
 from ..base import MXNetError
@@ -144,9 +145,17 @@ def to_json(sym) -> str:
 
 
 def save(sym, fname: str) -> None:
-    """Write ``to_json(sym)`` to the file ``fname``."""
-    with open(fname, "w", encoding="utf-8") as f:
-        f.write(to_json(sym))
+    """Write ``to_json(sym)`` to the file ``fname`` (through a temporary file and a
+    rename, so a failed write never leaves half a file in place of a good one)."""
+    text = to_json(sym)
+    tmp = f"{fname}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, fname)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 # -- reading -----------------------------------------------------------------------
@@ -340,6 +349,11 @@ def from_json(text: str | bytes):
 
 
 def load(fname: str):
-    """A ``Symbol`` from an MXNet ``-symbol.json`` file."""
-    with open(fname, "rb") as f:
-        return from_json(f.read())
+    """A ``Symbol`` from an MXNet ``-symbol.json`` file; ``MXNetError`` for a file that
+    cannot be read or is not a symbol."""
+    try:
+        with open(fname, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise MXNetError(f"sym.load: cannot open '{fname}': {err.strerror or err}") from None
+    return from_json(data)

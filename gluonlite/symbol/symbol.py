@@ -311,9 +311,9 @@ class Symbol:
         return to_json(self)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
-        """Write :meth:`tojson` to ``fname``."""
-        with open(fname, "w") as f:
-            f.write(self.tojson())
+        """Write :meth:`tojson` to ``fname`` (atomically: a temporary file, renamed)."""
+        from .json_io import save
+        save(self, fname)
 
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):
@@ -375,6 +375,7 @@ def load_json(json_str: str) -> Symbol:
 
 
 def load(fname: str) -> Symbol:
-    """A symbol from an MXNet ``-symbol.json`` file."""
-    with open(fname) as f:
-        return load_json(f.read())
+    """A symbol from an MXNet ``-symbol.json`` file (``MXNetError`` for a file that
+    cannot be read, is not UTF-8 or is not a symbol)."""
+    from .json_io import load as _load
+    return _load(fname)
