@@ -84,13 +84,24 @@ def nag_mom_rule(xp, attrs, w, g, mom):
 
 
 def adam_rule(xp, attrs, w, g, mean, var):
+    # the same operations in the same order as
+    #   mean = b1 * mean + (1 - b1) * g;  var = b2 * var + ((1 - b2) * g) * g
+    #   w - lr * mean / (sqrt(var) + eps)
+    # written into two scratch arrays instead of a temporary per operation
     dt = w.dtype
     g = _scaled_wd(xp, attrs, w, g, dt)
     mean *= _c(dt, attrs.beta1)
-    mean += _c(dt, 1 - attrs.beta1) * g
+    tmp = g * _c(dt, 1 - attrs.beta1)
+    mean += tmp
     var *= _c(dt, attrs.beta2)
-    var += _c(dt, 1 - attrs.beta2) * g * g
-    return w - _c(dt, attrs.lr) * mean / (xp.sqrt(var) + _c(dt, attrs.epsilon))
+    xp.multiply(g, _c(dt, 1 - attrs.beta2), out=tmp)
+    tmp *= g
+    var += tmp
+    xp.sqrt(var, out=tmp)
+    tmp += _c(dt, attrs.epsilon)
+    step = mean * _c(dt, attrs.lr)
+    step /= tmp
+    return xp.subtract(w, step, out=step)
 
 
 def rmsprop_rule(xp, attrs, w, g, n):
