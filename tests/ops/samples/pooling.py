@@ -64,8 +64,45 @@ def pool_ref(x, kernel=(), pool_type="max", global_pool=False, pooling_conventio
     return y
 
 
+def _ties(*shape, dtype=np.float32, nan=False):
+    """ReLU-like data rounded to few values, plus windows that are all equal: many ties."""
+    x = np.maximum(np.round(_rng.standard_normal(shape) * 2) / 2, 0)
+    x[..., :2, :2] = 0.5           # one window of four equal maxima
+    x[..., 2:4, :2] = [[0, 1], [1, 1]]  # ties in the second window row and column
+    if nan:
+        x[0, 0, -2, -1] = np.nan
+    return x.astype(dtype)
+
+
+def max_first_grad(x, kernel=(), stride=(), **_):
+    """Max pooling's gradient for a head of ones: 1 on the first maximum of each
+    window in row-major order (MXNet's choice on ties), nothing for NaN windows."""
+    g = np.zeros(x.shape, x.dtype)
+    (kh, kw), (sh, sw) = kernel, stride
+    for i in range(0, x.shape[2] - kh + 1, sh):
+        for j in range(0, x.shape[3] - kw + 1, sw):
+            for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+                win = x[n, c, i:i + kh, j:j + kw]
+                if np.isnan(win).any():
+                    continue
+                a, b = np.unravel_index(np.argmax(win), win.shape)
+                g[n, c, i + a, j + b] += 1
+    return g
+
+
 SAMPLES = {
     "Pooling": [
+        # 2x2 / stride 2 max pooling (``_pool_max2``): ties, float16/32, odd sizes, NaN
+        Sample([_ties(2, 3, 6, 8)], dict(kernel=(2, 2), stride=(2, 2)), ref=pool_ref,
+               grad_ref=max_first_grad, name="max2_ties_f32"),
+        Sample([_ties(1, 2, 4, 6, dtype=np.float16)], dict(kernel=(2, 2), stride=(2, 2)),
+               ref=pool_ref, grad_ref=max_first_grad, rtol=1e-3, name="max2_ties_f16"),
+        Sample([_ties(2, 2, 7, 5)], dict(kernel=(2, 2), stride=(2, 2)), ref=pool_ref,
+               grad_ref=max_first_grad, name="max2_ties_odd"),
+        Sample([_ties(2, 2, 6, 4, nan=True)], dict(kernel=(2, 2), stride=(2, 2)),
+               ref=pool_ref, grad_ref=max_first_grad, name="max2_nan"),
+        Sample([_ties(2, 2, 4, 4, dtype=np.float64)], dict(kernel=(2, 2), stride=(2, 2)),
+               ref=pool_ref, grad_ref=max_first_grad, name="max2_ties_f64"),
         Sample([_distinct(2, 2, 5, 5)], dict(kernel=(2, 2), stride=(2, 2)), ref=pool_ref),
         Sample([_distinct(1, 2, 5, 6)], dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1)),
                ref=pool_ref, name="max_pad_overlap"),
