@@ -74,12 +74,14 @@ def support_channel_last(op: OpDef, moved_inputs: tuple = (0,)) -> OpDef:
                          [_to_first(xp, g) for g in out_grads], **kwargs)
         return [_to_last(xp, g) if i in moved_inputs else g for i, g in enumerate(grads)]
 
-    def infer_shape_any(attrs, in_shapes):
+    def infer_shape_any(attrs, in_shapes, *known_outs):
+        # ``known_outs``: the output shapes, for operators declaring infer_shape_outputs
         if not _is_last(attrs):
-            return infer_shape(attrs, in_shapes)
+            return infer_shape(attrs, in_shapes, *known_outs)
         _check_rank(op.name, attrs, in_shapes[0])
         shapes = [_shape_first(s) if i in moved_inputs else s for i, s in enumerate(in_shapes)]
-        ins, outs = infer_shape(_first_attrs(attrs), shapes)
+        known_outs = [[_shape_first(s) for s in outs] for outs in known_outs]
+        ins, outs = infer_shape(_first_attrs(attrs), shapes, *known_outs)
         return ([_shape_last(s) if i in moved_inputs else s for i, s in enumerate(ins)],
                 [_shape_last(s) for s in outs])
 

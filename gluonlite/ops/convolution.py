@@ -282,12 +282,18 @@ def bias_grad(xp, dyt):
     return xp.matmul(rows, xp.ones(rows.shape[1], rows.dtype))
 
 
-def _infer_shape(attrs, in_shapes):
+def _infer_shape(attrs, in_shapes, out_shapes=(None,)):
     op = "Convolution"
     geo = _geometry(attrs)
     nd = geo.nd
     f, g = attrs.num_filter, attrs.num_group
     data = in_shapes[0]
+    out_known = out_shapes[0] if out_shapes else None
+    if data is not None and out_known is not None and len(out_known) == len(data) \
+            and not data[0] and out_known[0]:
+        # the batch size comes back from a known output, as in MXNet (a begin state
+        # (0, C, H, W) feeding only a convolution of a ConvRNN cell)
+        data = (out_known[0],) + tuple(data[1:])
     weight = in_shapes[1] if len(in_shapes) > 1 else None
     if data is not None and len(data) != nd + 2:
         fail(op, f"data must have {nd + 2} dimensions for a {nd}-D kernel", data)
@@ -332,7 +338,8 @@ def _inputs(attrs):
 
 register(support_channel_last(OpDef(
     "Convolution", _forward, backward=_backward, attrs=conv_attrs(), inputs=_inputs,
-    infer_shape=_infer_shape, aliases=("Convolution_v1",), backward_uses=("inputs",),
+    infer_shape=_infer_shape, infer_shape_outputs=True, aliases=("Convolution_v1",),
+    backward_uses=("inputs",),
     backward_mask=True,
     doc="N-D convolution (MXNet ``Convolution``); channel-last layouts via "
         "``channel_last``."), moved_inputs=(0, 1)))

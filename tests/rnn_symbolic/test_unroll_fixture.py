@@ -13,10 +13,6 @@ from . import cases
 # ``begin_state()`` (and ZoneoutCell's first previous output) is ``_zeros`` with an
 # unknown batch dimension, which MXNet fills in by graph shape inference; gluonlite's
 # CachedOp plan infers shapes forward only, so these graphs cannot run yet.
-# a begin state feeding only an i2h/h2h Convolution: MXNet infers its batch dimension
-# backward from the layer's output; gluonlite's Convolution does not yet (its
-# FullyConnected does)
-BATCH_FROM_OUTPUT_CASES = {"conv_rnn", "conv_lstm"}
 
 
 def _build(name):
@@ -45,11 +41,7 @@ def test_graph_matches_mxnet(name, rnn_fixture):
     assert nodes == want["nodes"]
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(
-        strict=True, reason="ops: Convolution shape inference does not take data's "
-        "batch dimension from the output shape"))
-    if n in BATCH_FROM_OUTPUT_CASES else n for n in sorted(cases.CASES)])
+@pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_partial_inference_from_data_only(name, rnn_fixture):
     """``infer_shape_partial`` given only the data shapes (begin states unknown)."""
     _, meta = rnn_fixture
