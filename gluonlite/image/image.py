@@ -8,7 +8,6 @@ decoding follows OpenCV's conversions exactly (see :func:`imdecode`).
 """
 from __future__ import annotations
 
-import functools
 import io
 import numbers
 import random
@@ -142,53 +141,11 @@ def _get_interp_method(interp: int, sizes=()) -> int:
     return interp
 
 
-@functools.lru_cache(maxsize=256)
-def _taps(n_in: int, n_out: int, interp: int, area_box: bool):
-    """``(index, weight)`` arrays of shape (n_out, K): the nonzero taps of the resize
-    operator's interpolation matrix for one axis."""
-    from ..ops.image_resize import _interp_matrix
-    m = _interp_matrix(n_in, n_out, interp, np.float32, area_box)
-    k = max(int((m != 0).sum(axis=1).max()), 1)
-    order = np.argsort(m == 0, axis=1, kind="stable")[:, :k]
-    return order, np.take_along_axis(m, order, axis=1)
-
-
-def _resize_numpy(img: np.ndarray, w: int, h: int, interp: int) -> np.ndarray:
-    """``(H, W, C)`` NumPy image resized to ``(h, w)`` with the resize operator's
-    weights, summing only their nonzero taps (a few per output pixel) instead of the
-    operator's dense matmuls."""
-    box = img.shape[0] >= h and img.shape[1] >= w
-    rows, row_w = _taps(img.shape[0], h, interp, box)
-    cols, col_w = _taps(img.shape[1], w, interp, box)
-    src = img.astype(np.float32, copy=False)
-    tmp = np.take(src, rows[:, 0], axis=0)
-    tmp *= row_w[:, 0, None, None]
-    for k in range(1, rows.shape[1]):
-        tap = np.take(src, rows[:, k], axis=0)
-        tap *= row_w[:, k, None, None]
-        tmp += tap
-    out = np.take(tmp, cols[:, 0], axis=1)
-    out *= col_w[None, :, 0, None]
-    for k in range(1, cols.shape[1]):
-        tap = np.take(tmp, cols[:, k], axis=1)
-        tap *= col_w[None, :, k, None]
-        out += tap
-    if img.dtype.kind in "iu":
-        info = np.iinfo(img.dtype)
-        np.rint(out, out=out)
-        np.clip(out, info.min, info.max, out=out)
-    return out.astype(img.dtype, copy=False)
-
-
 def imresize(src, w: int, h: int, interp: int = 1, out=None):
     """Resize an ``(H, W, C)`` image to ``(h, w)`` (OpenCV interpolation codes; the
     ``image.resize`` operator's weights)."""
     code = _get_interp_method(interp)
-    data = src._data if isinstance(src, nd.NDArray) else None
-    if isinstance(data, np.ndarray) and data.ndim == 3 and data.dtype in (np.uint8, np.float32):
-        result = nd.from_numpy(_resize_numpy(data, w, h, code))
-    else:
-        result = nd.image.resize(src, size=(w, h), interp=code)
+    result = nd.image.resize(src, size=(w, h), interp=code)
     if out is not None:
         out[:] = result
         return out

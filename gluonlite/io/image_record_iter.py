@@ -25,7 +25,8 @@ import numpy as np
 from .. import ndarray as nd
 from .. import recordio
 from ..base import MXNetError
-from ..image.image import _decode_array, _get_interp_method, _resize_numpy
+from ..image.image import _decode_array, _get_interp_method
+from ..ops.image_resize import resize_numpy
 from .io import DataBatch, DataDesc, DataIter
 
 __all__ = ["ImageRecordIter"]
@@ -61,7 +62,7 @@ def _resize(img: np.ndarray, w: int, h: int, interp: int) -> np.ndarray:
     if img.shape[0] == h and img.shape[1] == w:
         return img
     code = _get_interp_method(interp, (img.shape[0], img.shape[1], h, w))
-    return _resize_numpy(img, w, h, code)
+    return resize_numpy(img, w, h, code)
 
 
 class _Augment:
