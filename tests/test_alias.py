@@ -35,3 +35,14 @@ def test_top_level_names():
         assert hasattr(mx, name), name
     assert importlib.import_module("gluonlite.ndarray.ndarray").NDArray is mx.nd.NDArray
     assert isinstance(1.5, mx.base.numeric_types) and mx.util.is_np_array() is False
+
+
+def test_operator_namespaces_import_as_modules():
+    # GluonCV does ``from mxnet.symbol.contrib import SyncBatchNorm``
+    import importlib
+    import gluonlite as mx
+    for name in ("symbol.contrib", "ndarray.contrib", "symbol.linalg", "ndarray.linalg",
+                 "ndarray.image", "symbol.op", "ndarray._internal"):
+        module = importlib.import_module(f"gluonlite.{name}")
+        assert module is getattr(getattr(mx, name.split(".")[0]), name.split(".")[1])
+    from gluonlite.symbol.contrib import SyncBatchNorm  # noqa: F401

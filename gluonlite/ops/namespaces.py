@@ -5,6 +5,7 @@
 ``sparse`` (``_sparse_``); the other names are the package's public functions."""
 from __future__ import annotations
 
+import sys
 import types
 from typing import Callable
 
@@ -48,6 +49,9 @@ class OpNamespaces:
         self.op = types.ModuleType(f"{package}.op")
         self.internal = types.ModuleType(f"{package}._internal")
         self.subs = {s: types.ModuleType(f"{package}.{s}") for s in subs}
+        # importable as modules (``from mxnet.symbol.contrib import SyncBatchNorm``)
+        for module in [self.op, self.internal, *self.subs.values()]:
+            sys.modules.setdefault(module.__name__, module)
         self.functions: dict = {}
         self.public: dict = {}
         for opdef in all_ops():
