@@ -308,7 +308,7 @@ def _node_backward_graph(node, out_grads):
         res = node.function.backward(*out_grads)
         return [res] if isinstance(res, NDArray) else list(res)
     op = node.op
-    if op.backward_graph is None:
+    if not op.second_order:
         raise MXNetError(f"Operator {op.name} does not support higher-order gradients "
                          "(autograd.grad with create_graph=True)")
     inputs = None

@@ -7,8 +7,12 @@ the attribute), ``"out = (condition != 0) ? x : y"`` (``where`` names its output
 ``out`` because one input is ``y``).  ``OpDef.cuda_grad`` holds one expression per
 input: the partial derivative of the output with respect to that input, in terms
 of the inputs and the output, to be multiplied by the head gradient (``"0"`` for
-no gradient).  Attribute-dependent operators (``Activation``, ``LeakyReLU``,
-``clip``, ``smooth_l1``) carry no string; their expressions are built here.
+no gradient).  An operator whose expressions depend on its attributes declares
+``cuda_fn(attrs, dtype) -> (forward, grads, consts)`` in the same names, with
+``consts`` naming the numbers to bake in.  What this module adds is only the
+normalisation below: it holds no knowledge of particular operators (whether an
+operator fuses on integers is its ``fuse_int``, how its shapes relate its
+``fuse_shape``).
 
 Normalised convention (what :func:`op_expr` returns, an :class:`ElemExpr`):
 
@@ -22,10 +26,11 @@ Normalised convention (what :func:`op_expr` returns, an :class:`ElemExpr`):
   ``f`` suffix (so float32 math stays float32, as NumPy computes it); for an
   integer dtype the scalar is converted as MXNet does (C cast: ``int32 * 2.5``
   multiplies by 2, ``uint8 - 1`` wraps to 255), written ``((int)2LL)``;
-* dtypes: every input and the output have one dtype (``where``'s condition may
-  differ), which is ``float32`` or ``float64``, or an integer type for the few
-  operators whose C meaning equals MXNet's on integers (add, subtract, multiply,
-  maximum, minimum, comparisons, logic, abs, negative, square, sign, relu, copies).
+* dtypes: every input and the output have one dtype (the condition of a
+  ``fuse_shape='where'`` operator may differ), which is ``float32`` or ``float64``, or
+  an integer type for the operators that declare ``fuse_int`` (their C meaning equals
+  MXNet's on integers: add, subtract, multiply, maximum, minimum, comparisons, logic,
+  abs, negative, square, sign, relu, copies).
   ``float16`` is not fused (CuPy's half type lacks most math functions).
 
 The functions allowed in an expression are CUDA's math functions listed in
@@ -55,23 +60,6 @@ CTYPES = {
     np.dtype(np.int64): "long long", np.dtype(np.uint64): "unsigned long long",
 }
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-# math names (of _binary_math.MATH) and unary operators that mean the same in C on integers
-_INT_OK = frozenset((
-    "elemwise_add", "elemwise_sub", "elemwise_mul", "_grad_add", "_maximum", "_minimum",
-    "_equal", "_not_equal", "_greater", "_greater_equal", "_lesser", "_lesser_equal",
-    "_logical_and", "_logical_or", "_logical_xor",
-    "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_maximum",
-    "broadcast_minimum", "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
-    "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
-    "broadcast_logical_and", "broadcast_logical_or", "broadcast_logical_xor",
-    "_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_maximum_scalar",
-    "_minimum_scalar", "_equal_scalar", "_not_equal_scalar", "_greater_scalar",
-    "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar",
-    "_logical_and_scalar", "_logical_or_scalar", "_logical_xor_scalar",
-    "relu", "sign", "logical_not", "abs", "negative", "square", "_copy", "BlockGrad",
-    "zeros_like", "ones_like", "where"))
-
 
 @dataclass(frozen=True)
 class ElemExpr:
@@ -153,17 +141,29 @@ def _split_assignment(text: str):
     return m.group(1), m.group(2).strip()
 
 
+def _declared(op, attrs, dtype):
+    """``(forward, grads, consts)`` as the operator declares them for this call, or ``None``."""
+    if op.cuda_fn is not None:
+        return op.cuda_fn(attrs, dtype)
+    consts = {"scalar": attrs.scalar} if "scalar" in op.attrs else {}
+    return op.cuda, op.cuda_grad, consts
+
+
 def _registry_expr(op, attrs, dtype) -> ElemExpr | None:
-    out_name, fwd = _split_assignment(op.cuda)
+    declared = _declared(op, attrs, dtype)
+    if declared is None:
+        return None
+    text, cuda_grad, consts = declared
+    out_name, fwd = _split_assignment(text)
     in_names = op.input_names(attrs)
     names = {n: f"${k}" for k, n in enumerate(in_names)}
     if len(in_names) == 1 and "x" not in names:
         names["x"] = "$0"  # unary operators write their input as x
-    if "scalar" in op.attrs:
-        lit = _literal(attrs.scalar, dtype)
+    for cname, value in consts.items():
+        lit = _literal(value, dtype)
         if lit is None:
             return None
-        names["scalar"] = lit
+        names[cname] = lit
     fwd = _rename(fwd, names)
     if fwd is None:
         return None
@@ -171,83 +171,16 @@ def _registry_expr(op, attrs, dtype) -> ElemExpr | None:
     gnames[out_name] = "$y"
     grads = []
     for k in range(len(in_names)):
-        g = op.cuda_grad[k] if op.cuda_grad is not None and k < len(op.cuda_grad) else None
+        g = cuda_grad[k] if cuda_grad is not None and k < len(cuda_grad) else None
         if g is not None:
             g = _rename(g, gnames)
             if g is None:
                 return None
             g = _suffix_floats(g, dtype)
         grads.append(g)
-    rule = "broadcast" if op.name.startswith("broadcast_") else (
-        "where" if op.name == "where" else "same")
-    return ElemExpr(_suffix_floats(fwd, dtype), tuple(grads), rule)
+    return ElemExpr(_suffix_floats(fwd, dtype), tuple(grads), op.fuse_shape)
 
 
-# -- attribute-dependent operators ---------------------------------------------------
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_LAMBDA = 1.0507009873554804934193349852946
-_INV_SQRT2 = 1.0 / math.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-
-# act_type -> (forward, d/dx) over $0 (x) and $y
-_ACTIVATION = {
-    "relu": ("$0 > 0 ? $0 : 0", "$y > 0 ? 1 : 0"),
-    "sigmoid": ("1 / (1 + exp(-$0))", "$y * (1 - $y)"),
-    "tanh": ("tanh($0)", "1 - $y * $y"),
-    "softrelu": ("($0 > 0 ? $0 : 0) + log1p(exp(-fabs($0)))", "-expm1(-$y)"),
-    "softsign": ("$0 / (1 + fabs($0))", "(1 - fabs($y)) * (1 - fabs($y))"),
-}
-
-
-def _attr_expr(op, attrs, dtype) -> ElemExpr | None:
-    if op.name == "Activation":
-        fwd, grad = _ACTIVATION[attrs.act_type]
-        return ElemExpr(fwd, (grad,))
-    if op.name == "LeakyReLU":
-        act = attrs.act_type
-        slope = _literal(float(np.float32(attrs.slope)), dtype)  # MXNet parses it as float32
-        if slope is None:
-            return None
-        if act == "leaky":
-            return ElemExpr(f"$0 > 0 ? $0 : $0 * {slope}", (f"$0 > 0 ? 1 : {slope}",))
-        if act == "elu":
-            return ElemExpr(f"$0 > 0 ? $0 : {slope} * expm1($0)",
-                            (f"$0 > 0 ? 1 : $y + {slope}",))
-        if act == "selu":
-            lam, alpha = _literal(_SELU_LAMBDA, dtype), _literal(_SELU_ALPHA, dtype)
-            # MXNet 1.9's selu gradient for x <= 0 is lambda * (y + alpha) (see activation.py)
-            return ElemExpr(f"{lam} * ($0 > 0 ? $0 : {alpha} * expm1($0))",
-                            (f"$0 > 0 ? {lam} : {lam} * ($y + {alpha})",))
-        if act == "gelu":
-            r2, r2pi = _literal(_INV_SQRT2, dtype), _literal(_INV_SQRT_2PI, dtype)
-            half = _literal(0.5, dtype)
-            grad = f"{half} * (1 + erf($0 * {r2})) + $0 * {r2pi} * exp(-{half} * $0 * $0)"
-            return ElemExpr(f"{half} * $0 * (1 + erf($0 * {r2}))", (grad,))
-        return None  # prelu (a second, broadcast input) and rrelu (random) are not fused
-    if op.name == "clip":
-        from ..ops.elemwise_misc import _bound
-        lo, hi = _bound(attrs.a_min, dtype), _bound(attrs.a_max, dtype)
-        lo_s, hi_s = _literal(float(lo), dtype), _literal(float(hi), dtype)
-        if lo_s is None or hi_s is None:
-            return None
-        return ElemExpr(f"$0 > {hi_s} ? {hi_s} : ($0 < {lo_s} ? {lo_s} : $0)",
-                        (f"($0 >= {lo_s} && $0 <= {hi_s}) ? 1 : 0",))
-    if op.name == "smooth_l1":
-        s2 = float(attrs.scalar) ** 2
-        if s2 == 0:
-            return None
-        q, t, h = (_literal(1.0 / s2, dtype), _literal(0.5 * s2, dtype),
-                   _literal(0.5 / s2, dtype))
-        s2l = _literal(s2, dtype)
-        if None in (q, t, h, s2l):
-            return None
-        return ElemExpr(f"fabs($0) < {q} ? {t} * $0 * $0 : fabs($0) - {h}",
-                        (f"fabs($0) < {q} ? {s2l} * $0 : (($0 > 0) - ($0 < 0))",))
-    return None
-
-
-_ATTR_OPS = frozenset(("Activation", "LeakyReLU", "clip", "smooth_l1"))
-_INT_ATTR_OK = {"Activation": lambda attrs: attrs.act_type == "relu"}
 _CACHE: dict = {}
 
 
@@ -258,16 +191,14 @@ def _dtype_ok(op, attrs, in_dtypes, out_dtype) -> np.dtype | None:
     dt = np.dtype(out_dtype)
     if dt not in CTYPES:
         return None
-    if dt not in _FLOATS:
-        ok = op.name in _INT_OK or (op.name in _INT_ATTR_OK and _INT_ATTR_OK[op.name](attrs))
-        if not ok:
-            return None
+    if dt not in _FLOATS and not op.fuses_int(attrs):
+        return None
     for k, d in enumerate(in_dtypes):
         d = np.dtype(d)
         if d == dt:
             continue
-        if op.name == "where" and k == 0 and d in CTYPES:
-            continue
+        if op.fuse_shape == "where" and k == 0 and d in CTYPES:
+            continue  # the condition may have any dtype
         return None
     return dt
 
@@ -285,10 +216,10 @@ def op_expr(op, attrs, in_dtypes, out_dtype) -> ElemExpr | None:
     out_dtype : numpy dtype
         The dtype of the (single) output.
     """
-    if op is None or (op.cuda is None and op.name not in _ATTR_OPS):
+    if op is None or (op.cuda is None and op.cuda_fn is None):
         return None
     try:
-        key = (op.name, attrs, tuple(in_dtypes), out_dtype)
+        key = (op, attrs, tuple(in_dtypes), out_dtype)
         hit = _CACHE.get(key, False)
     except TypeError:
         key, hit = None, False
@@ -297,11 +228,7 @@ def op_expr(op, attrs, in_dtypes, out_dtype) -> ElemExpr | None:
     dt = _dtype_ok(op, attrs, in_dtypes, out_dtype)
     res = None
     if dt is not None and op.num_outputs(attrs) == 1:
-        res = _registry_expr(op, attrs, dt) if op.cuda is not None else _attr_expr(op, attrs, dt)
-        if res is not None and op.cuda is None:
-            res = ElemExpr(_suffix_floats(res.forward, dt),
-                           tuple(None if g is None else _suffix_floats(g, dt)
-                                 for g in res.grads), res.shape_rule)
+        res = _registry_expr(op, attrs, dt)
     if key is not None and len(_CACHE) < 8192:
         _CACHE[key] = res
     return res

@@ -171,25 +171,21 @@ class SymbolBlock(HybridBlock):
         self._cached_graph = graph
 
     def cast(self, dtype) -> None:
-        """Cast the parameters; for float16, BatchNorm's statistics and affine
-        parameters stay float32 (as MXNet's BatchNorm requires)."""
+        """Cast the parameters; for float16, the inputs that operators declare
+        ``float32_inputs`` (BatchNorm's statistics and affine parameters) stay float32,
+        as MXNet's BatchNorm requires."""
         self._clear_cached_op()
         super().cast(dtype)
         if np.dtype(dtype).name != "float16":
             return
-        names = self._cached_graph[1].get_internals().list_inputs()
-        present = set(names)
-        for node in names:
-            for stat, sibs in (("running_var", ("running_mean", "gamma", "beta")),
-                               ("moving_var", ("moving_mean", "gamma", "beta"))):
-                if not node.endswith(stat):
-                    continue
-                stem = node[:-len(stat)]
-                group = [stem + s for s in sibs]
-                if all(g in present for g in group):
-                    for n in [node] + group:
-                        if n in self.params:
-                            self.params[n].cast("float32")
+        from ..symbol.graph import topo_order
+        for node in topo_order(self._cached_graph[1]._heads):
+            keep = node.op.float32_inputs if node.op is not None else ()
+            if not keep:
+                continue
+            for input_name, (src, _) in zip(node.op.input_names(node.attrs), node.inputs):
+                if input_name in keep and src.op is None and src.name in self.params:
+                    self.params[src.name].cast("float32")
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError

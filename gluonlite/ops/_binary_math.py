@@ -182,6 +182,8 @@ class BinaryMath:
         Partial derivatives ``dy/dlhs``, ``dy/drhs`` in ``lhs``, ``rhs``, ``y``.
     uses : tuple of str
         What the gradients read (``inputs``, ``outputs``).
+    fuse_int : bool
+        ``cuda`` means in C on integers what the math computes there (``OpDef.fuse_int``).
     graph : pair of callables or None
         ``(gl, gr)``, each ``f(a, b, y, g)`` computing one input's gradient from NDArrays
         (a Python number for the scalar operand) with recorded ``nd`` operations, for
@@ -189,8 +191,10 @@ class BinaryMath:
     """
 
     def __init__(self, name, ffwd, ifwd=None, glhs=None, grhs=None, cuda="",
-                 cuda_grad=("0", "0"), uses=("inputs",), graph=None, ufunc=None):
+                 cuda_grad=("0", "0"), uses=("inputs",), graph=None, ufunc=None,
+                 fuse_int=False):
         self.name = name
+        self.fuse_int = fuse_int
         self.ffwd = ffwd
         self.ifwd = ifwd or ffwd
         self.glhs = glhs
@@ -287,24 +291,25 @@ def _g_hypot_r(a, b, y, g):
 
 def _cmp(name, fn, op, ufunc):
     return BinaryMath(name, _bool_result(fn, ufunc), cuda=f"y = (lhs {op} rhs) ? 1 : 0",
-                      uses=(), graph=None)
+                      uses=(), graph=None, fuse_int=True)
 
 
 def _logic(name, fn, cexpr):
     return BinaryMath(name, _bool_result(fn, name), cuda=f"y = ({cexpr}) ? 1 : 0", uses=(),
-                      graph=None)
+                      graph=None, fuse_int=True)
 
 
 MATH: dict[str, BinaryMath] = {m.name: m for m in [
     BinaryMath("add", _ufunc("add"), glhs=lambda xp, a, b, y, g: g,
                grhs=lambda xp, a, b, y, g: g, cuda="y = lhs + rhs", cuda_grad=("1", "1"),
-               uses=(), graph=(_g_one, _g_one), ufunc="add"),
+               uses=(), graph=(_g_one, _g_one), ufunc="add", fuse_int=True),
     BinaryMath("sub", _ufunc("subtract"), glhs=lambda xp, a, b, y, g: g,
                grhs=lambda xp, a, b, y, g: -g, cuda="y = lhs - rhs", cuda_grad=("1", "-1"),
-               uses=(), graph=(_g_one, _g_neg), ufunc="subtract"),
+               uses=(), graph=(_g_one, _g_neg), ufunc="subtract", fuse_int=True),
     BinaryMath("mul", _ufunc("multiply"), glhs=lambda xp, a, b, y, g: g * b,
                grhs=lambda xp, a, b, y, g: g * a, cuda="y = lhs * rhs",
-               cuda_grad=("rhs", "lhs"), graph=(_g_mul_l, _g_mul_r), ufunc="multiply"),
+               cuda_grad=("rhs", "lhs"), graph=(_g_mul_l, _g_mul_r), ufunc="multiply",
+               fuse_int=True),
     BinaryMath("div", _ufunc("true_divide"), _idiv, glhs=lambda xp, a, b, y, g: g / b,
                grhs=lambda xp, a, b, y, g: -g * a / (b * b), cuda="y = lhs / rhs",
                cuda_grad=("1 / rhs", "-lhs / (rhs * rhs)"), graph=(_g_div_l, _g_div_r)),
@@ -322,13 +327,13 @@ MATH: dict[str, BinaryMath] = {m.name: m for m in [
                cuda="y = (lhs >= rhs || lhs != lhs) ? lhs : rhs",  # NaN propagates
                cuda_grad=("(lhs >= rhs) ? 1 : 0", "(lhs >= rhs) ? 0 : 1"),
                graph=(_g_max_l, _g_max_r),
-               ufunc="maximum"),
+               ufunc="maximum", fuse_int=True),
     BinaryMath("minimum", _ufunc("minimum"), glhs=lambda xp, a, b, y, g: g * (a <= b),
                grhs=lambda xp, a, b, y, g: g * (a > b),
                cuda="y = (lhs <= rhs || lhs != lhs) ? lhs : rhs",  # NaN propagates
                cuda_grad=("(lhs <= rhs) ? 1 : 0", "(lhs <= rhs) ? 0 : 1"),
                graph=(_g_min_l, _g_min_r),
-               ufunc="minimum"),
+               ufunc="minimum", fuse_int=True),
     BinaryMath("hypot", _ufunc("hypot"), _ihypot, glhs=lambda xp, a, b, y, g: g * a / y,
                grhs=lambda xp, a, b, y, g: g * b / y, cuda="y = hypot(lhs, rhs)",
                cuda_grad=("lhs / y", "rhs / y"), uses=("inputs", "outputs"),

@@ -113,8 +113,28 @@ def _act_backward(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0] * _ACT_GRAD[attrs.act_type](oc.xp, y)]
 
 
+# act_type -> CUDA C forward and dy/dx over x and y (kernel fusion)
+_ACT_CUDA = {
+    "relu": ("y = x > 0 ? x : 0", "y > 0 ? 1 : 0"),
+    "sigmoid": ("y = 1 / (1 + exp(-x))", "y * (1 - y)"),
+    "tanh": ("y = tanh(x)", "1 - y * y"),
+    "softrelu": ("y = (x > 0 ? x : 0) + log1p(exp(-fabs(x)))", "-expm1(-y)"),
+    "softsign": ("y = x / (1 + fabs(x))", "(1 - fabs(y)) * (1 - fabs(y))"),
+}
+
+
+def _act_cuda(attrs, dtype):
+    fwd, grad = _ACT_CUDA[attrs.act_type]
+    return fwd, (grad,), {}
+
+
+def _act_fuse_int(attrs) -> bool:
+    return attrs.act_type == "relu"  # the only act type whose C meaning holds on integers
+
+
 register(OpDef(
     "Activation", _act_forward, backward=_act_backward,
+    cuda_fn=_act_cuda, fuse_int=_act_fuse_int,
     attrs={"act_type": Attr("str", choices=("relu", "sigmoid", "softrelu", "softsign",
                                              "tanh"))},
     infer_shape=same_shape_infer("Activation"), backward_uses=("outputs",),
@@ -244,6 +264,30 @@ def _lrelu_backward(oc, attrs, inputs, outputs, out_grads):
     return [dy * d.astype(x.dtype)]
 
 
+def _lrelu_cuda(attrs, dtype):
+    """Fusion expressions; prelu (a second, broadcast input) and rrelu (random) have none."""
+    act = attrs.act_type
+    slope = {"slope": _f32(attrs.slope)}  # MXNet parses it as float32
+    if act == "leaky":
+        return "y = data > 0 ? data : data * slope", ("data > 0 ? 1 : slope",), slope
+    if act == "elu":
+        return "y = data > 0 ? data : slope * expm1(data)", ("data > 0 ? 1 : y + slope",), slope
+    if act == "selu":
+        # MXNet 1.9's selu gradient for x <= 0 is lambda * (y + alpha) (see above)
+        return ("y = lam * (data > 0 ? data : alpha * expm1(data))",
+                ("data > 0 ? lam : lam * (y + alpha)",),
+                {"lam": _SELU_LAMBDA, "alpha": _SELU_ALPHA})
+    if act == "gelu":
+        return ("y = half * data * (1 + erf(data * r2))",
+                ("half * (1 + erf(data * r2)) + data * r2pi * exp(-half * data * data)",),
+                {"half": 0.5, "r2": _INV_SQRT2, "r2pi": _INV_SQRT_2PI})
+    return None
+
+
+def _lrelu_elementwise(attrs) -> bool:
+    return attrs.act_type != "prelu"  # prelu's gamma has one slope per channel
+
+
 def _lrelu_infer_shape(attrs, in_shapes):
     data = merge_shapes("LeakyReLU", "data", None, in_shapes[0])
     n_out = _lrelu_nout(attrs)
@@ -271,4 +315,6 @@ register(OpDef(
     },
     inputs=_lrelu_inputs, num_outputs=_lrelu_nout, output_names=_lrelu_names,
     infer_shape=_lrelu_infer_shape, random=True, backward_uses=("inputs", "outputs"),
+    elementwise=_lrelu_elementwise, cuda_fn=_lrelu_cuda,
+    input_init={"gamma": '["Constant", {"value": 0.25}]'},
     doc="Leaky rectifiers: leaky, prelu, rrelu, elu, selu, gelu (MXNet ``LeakyReLU``)."))

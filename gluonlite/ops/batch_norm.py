@@ -197,4 +197,7 @@ register(OpDef(
     output_names=("output", "mean", "var"),
     infer_shape=_infer_shape, infer_type=_infer_type,
     backward_uses=("inputs", "outputs"),
+    input_init={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},
+    # statistics and affine parameters stay float32 in a float16 network (as in MXNet)
+    float32_inputs=("gamma", "beta", "moving_mean", "moving_var"),
     doc="Batch normalization over every axis but ``axis`` (MXNet ``BatchNorm``)."))

@@ -187,5 +187,7 @@ register(OpDef(
     inputs=_INPUTS, aux=_AUX, num_outputs=3, num_visible_outputs=_visible,
     output_names=_OUTPUT_NAMES, infer_shape=_sync_infer_shape, infer_type=_sync_infer_type,
     backward_uses=("inputs", "outputs"),
+    input_init={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},
+    float32_inputs=("gamma", "beta", "moving_mean", "moving_var"),
     doc="Batch normalization synchronized over ``ndev`` devices "
         "(MXNet ``_contrib_SyncBatchNorm``)."))

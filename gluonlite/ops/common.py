@@ -50,11 +50,21 @@ def merge_shapes(op: str, what: str, a, b):
     return tuple(out)
 
 
+def elementwise_rule(infer):
+    """Mark a shape rule as elementwise (one shape for every input and output), so that
+    an ``OpDef`` using it declares ``elementwise=True`` unless it says otherwise."""
+    infer.elementwise = True
+    return infer
+
+
 def same_shape_infer(op_name: str):
-    """Shape rule for elementwise operators: every input and output has one shape."""
+    """Shape rule for elementwise operators: every input and output has one shape.
+
+    Operators using it are declared elementwise (see :func:`elementwise_rule`).
+    """
     def infer(attrs, in_shapes):
         shape = None
         for s in in_shapes:
             shape = merge_shapes(op_name, "inputs", shape, s)
         return [shape] * len(in_shapes), [shape]
-    return infer
+    return elementwise_rule(infer)

@@ -59,4 +59,5 @@ register(OpDef(
     },
     num_outputs=2, num_visible_outputs=1, output_names=("output", "mask"),
     infer_shape=_infer_shape, random=True, backward_uses=("outputs",),
+    elementwise=True,  # output and mask have the data's shape, with or without axes
     doc="Dropout: zero elements with probability ``p`` in training (MXNet ``Dropout``)."))

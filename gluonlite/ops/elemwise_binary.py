@@ -19,7 +19,7 @@ import numpy as np
 
 from ._binary_math import MATH, reduce_to
 from .attrs import Attr
-from .common import fail, merge_shapes, put
+from .common import elementwise_rule, fail, merge_shapes, put
 from .registry import OpDef, register
 
 __all__ = ["make_binary_op"]
@@ -111,7 +111,7 @@ def _same_shape_infer(op_name):
     def infer(attrs, in_shapes):
         shape = merge_shapes(op_name, "lhs and rhs", in_shapes[0], in_shapes[1])
         return [shape, shape], [shape]
-    return infer
+    return elementwise_rule(infer)
 
 
 def make_binary_op(name: str, math_name: str, *, broadcast: bool, infer_shape,
@@ -127,6 +127,7 @@ def make_binary_op(name: str, math_name: str, *, broadcast: bool, infer_shape,
         name, _make_forward(name, m, broadcast), backward=_make_backward(m, broadcast),
         inputs=("lhs", "rhs"), infer_shape=infer_shape, aliases=aliases,
         cuda=m.cuda, cuda_grad=m.cuda_grad, backward_uses=uses,
+        fuse_int=m.fuse_int, fuse_shape="broadcast" if broadcast else "same",
         backward_graph=_make_graph(m, broadcast), doc=doc))
 
 
@@ -280,6 +281,8 @@ register(OpDef(
     infer_shape=_where_infer, infer_type=_where_infer_type, aliases=("_sparse_where",),
     cuda="out = (condition != 0) ? x : y", cuda_grad=("0", "condition != 0 ? 1 : 0",
                                                       "condition != 0 ? 0 : 1"),
+    # not elementwise: a 1-D condition selects along x's first axis
+    elementwise=False, fuse_int=True, fuse_shape="where",
     backward_uses=("inputs",), backward_graph=_where_graph,
     doc="Elements of x where condition is non-zero, else of y; a 1-D condition selects "
         "along x's first axis (MXNet ``where``)."))

@@ -79,11 +79,13 @@ def _zero_graph(attrs, inputs, outputs, out_grads):
 
 register(OpDef("_copy", _copy_forward, backward=_pass_backward,
                infer_shape=same_shape_infer("_copy"), aliases=("identity",),
-               cuda="y = x", cuda_grad=("1",), backward_uses=(), backward_graph=_pass_graph,
+               cuda="y = x", cuda_grad=("1",), fuse_int=True, backward_uses=(),
+               backward_graph=_pass_graph,
                doc="Copy of the input (MXNet ``identity``)."))
 register(OpDef("BlockGrad", _copy_forward, backward=_zero_backward,
                infer_shape=same_shape_infer("BlockGrad"), aliases=("stop_gradient",),
-               cuda="y = x", cuda_grad=("0",), backward_uses=(), backward_graph=_zero_graph,
+               cuda="y = x", cuda_grad=("0",), fuse_int=True, backward_uses=(),
+               backward_graph=_zero_graph,
                doc="Copy of the input that stops the gradient (zero gradient)."))
 
 
@@ -100,11 +102,11 @@ def _fill_forward(value):
 
 register(OpDef("zeros_like", _fill_forward(0), backward=_zero_backward,
                infer_shape=same_shape_infer("zeros_like"), cuda="y = 0", cuda_grad=("0",),
-               backward_uses=(), backward_graph=_zero_graph,
+               fuse_int=True, backward_uses=(), backward_graph=_zero_graph,
                doc="Zeros with the shape and dtype of the input."))
 register(OpDef("ones_like", _fill_forward(1), backward=_zero_backward,
                infer_shape=same_shape_infer("ones_like"), cuda="y = 1", cuda_grad=("0",),
-               backward_uses=(), backward_graph=_zero_graph,
+               fuse_int=True, backward_uses=(), backward_graph=_zero_graph,
                doc="Ones with the shape and dtype of the input."))
 
 
@@ -260,7 +262,13 @@ def _clip_graph(attrs, inputs, outputs, out_grads):
     return [out_grads[0] * _const_nd(mask, x)]
 
 
-register(OpDef("clip", _clip_forward, backward=_clip_backward,
+def _clip_cuda(attrs, dtype):
+    lo, hi = _bound(attrs.a_min, dtype), _bound(attrs.a_max, dtype)
+    return ("y = x > hi ? hi : (x < lo ? lo : x)", ("(x >= lo && x <= hi) ? 1 : 0",),
+            {"lo": float(lo), "hi": float(hi)})
+
+
+register(OpDef("clip", _clip_forward, backward=_clip_backward, cuda_fn=_clip_cuda,
                attrs={"a_min": Attr("float"), "a_max": Attr("float")},
                infer_shape=same_shape_infer("clip"), backward_uses=("inputs",),
                backward_graph=_clip_graph,
@@ -301,7 +309,16 @@ def _sl1_graph(attrs, inputs, outputs, out_grads):
     return [out_grads[0] * (x * s2 * q + sign(x) * lin)]
 
 
-register(OpDef("smooth_l1", _sl1_forward, backward=_sl1_backward,
+def _sl1_cuda(attrs, dtype):
+    s2 = float(attrs.scalar) ** 2
+    if s2 == 0:
+        return None
+    return ("y = fabs(x) < q ? t * x * x : fabs(x) - h",
+            ("fabs(x) < q ? s2 * x : ((x > 0) - (x < 0))",),
+            {"q": 1.0 / s2, "t": 0.5 * s2, "h": 0.5 / s2, "s2": s2})
+
+
+register(OpDef("smooth_l1", _sl1_forward, backward=_sl1_backward, cuda_fn=_sl1_cuda,
                attrs={"scalar": Attr("float", 1.0)}, infer_shape=same_shape_infer("smooth_l1"),
                backward_uses=("inputs",), backward_graph=_sl1_graph,
                doc="Smooth L1: ``0.5 (s x)^2`` for ``|x| < 1/s^2``, else ``|x| - 0.5/s^2``."))

@@ -17,6 +17,7 @@ import numpy as np
 
 from ._binary_math import MATH, int_scalar
 from .attrs import Attr
+from .common import elementwise_rule
 from .registry import OpDef, register
 
 _F32 = np.dtype(np.float32)
@@ -89,6 +90,7 @@ def _make_graph(m, reverse):
     return graph
 
 
+@elementwise_rule
 def _infer_shape(attrs, in_shapes):
     return [in_shapes[0]], [in_shapes[0]]
 
@@ -146,7 +148,8 @@ for _name, _math, _rev, _alias, _uses in _SCALAR:
         _name, _make_forward(_m, _rev), backward=_make_backward(_m, _rev),
         attrs={"scalar": Attr("float", 1.0), "is_int": Attr("bool", True)},
         infer_shape=_infer_shape, infer_type=_infer_type, aliases=(_alias,),
-        cuda=_c, cuda_grad=_cg, backward_uses=_uses if not _m.zero_grad else (),
+        cuda=_c, cuda_grad=_cg, fuse_int=_m.fuse_int,
+        backward_uses=_uses if not _m.zero_grad else (),
         backward_graph=_make_graph(_m, _rev),
         doc=f"Elementwise ``{_math}`` of an array and a scalar"
             f"{' (scalar on the left)' if _rev else ''} (MXNet ``{_name}``)."))

@@ -107,7 +107,8 @@ def _scale_into(c):
 
 
 def _unary(name, fwd, dfdx, cuda, cuda_grad, aliases=(), uses=("inputs", "outputs"),
-           differentiable=True, doc="", graph=None, native=False, into=None):
+           differentiable=True, doc="", graph=None, native=False, into=None,
+           fuse_int=False):
     """Register one elementwise unary operator.
 
     ``fwd(xp, x) -> y``; ``dfdx(xp, x, y) -> dy/dx``.  ``cuda`` is the CUDA C
@@ -118,7 +119,8 @@ def _unary(name, fwd, dfdx, cuda, cuda_grad, aliases=(), uses=("inputs", "output
     ``into(xp, x, o)``, optional, writes ``fwd(xp, x)`` straight into the buffer ``o``
     of ``x``'s dtype (same values, no copy); it must stay correct when ``o`` is ``x``
     (read ``x`` only in the first pass, or before ``o`` is written).  It serves every
-    dtype of a ``native`` op and floating dtypes of the others.
+    dtype of a ``native`` op and floating dtypes of the others.  ``fuse_int``: ``cuda``
+    means the same in C on integers (the operator fuses on integer dtypes).
     """
     run = fwd if native else _as_float_compute(fwd)
 
@@ -153,7 +155,7 @@ def _unary(name, fwd, dfdx, cuda, cuda_grad, aliases=(), uses=("inputs", "output
     register(OpDef(name, forward, backward=backward if differentiable else None,
                    infer_shape=same_shape_infer(name), aliases=aliases,
                    cuda=cuda, cuda_grad=(cuda_grad,) if cuda_grad else None,
-                   backward_uses=uses, backward_graph=backward_graph,
+                   fuse_int=fuse_int, backward_uses=uses, backward_graph=backward_graph,
                    doc=doc or f"Elementwise ``{name}``."))
 
 
@@ -188,7 +190,7 @@ def _relu_graph(attrs, inputs, outputs, out_grads):
 
 register(OpDef("relu", _relu_forward, backward=_relu_backward,
                infer_shape=same_shape_infer("relu"), cuda="y = (x > 0 || x != x) ? x : 0",
-               cuda_grad=("y > 0 ? 1 : 0",), backward_uses=("outputs",),
+               cuda_grad=("y > 0 ? 1 : 0",), fuse_int=True, backward_uses=("outputs",),
                backward_graph=_relu_graph, doc="Rectified linear unit ``max(x, 0)``."))
 
 
@@ -227,17 +229,21 @@ _unary("trunc", lambda xp, x: xp.trunc(x) if x.dtype.kind == "f" else x.copy(), 
 _unary("fix", lambda xp, x: xp.trunc(x) if x.dtype.kind == "f" else x.copy(), _zero_grad,
        "y = trunc(x)", "0", doc="Round toward zero (MXNet ``fix``).", **_NAT, into=_uf_or_copy("trunc"))
 _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "y = (x > 0) - (x < 0)", "0",
-       doc="Sign: -1, 0 or 1.", **_NAT, into=_uf("sign"))
+       doc="Sign: -1, 0 or 1.", **_NAT, into=_uf("sign"), fuse_int=True)
 _unary("logical_not", lambda xp, x: (x == 0).astype(x.dtype), _zero_grad, "y = !x", "0",
-       doc="1 where the input is 0, else 0, in the input dtype.", **_NAT, into=_logical_not_into)
+       doc="1 where the input is 0, else 0, in the input dtype.", **_NAT,
+       into=_logical_not_into, fuse_int=True)
 _unary("abs", lambda xp, x: xp.abs(x), lambda xp, x, y: xp.sign(x),
        "y = x < 0 ? -x : x", "(x > 0) - (x < 0)", native=True, uses=("inputs",),
-       graph=lambda x, y: _nd().sign(x), doc="Absolute value.", into=_uf("abs"))
+       graph=lambda x, y: _nd().sign(x), doc="Absolute value.", into=_uf("abs"),
+       fuse_int=True)
 _unary("negative", lambda xp, x: xp.negative(x), lambda xp, x, y: -xp.ones_like(x),
        "y = -x", "-1", native=True, uses=("inputs",),
-       graph=lambda x, y: -_nd().ones_like(x), doc="Numerical negative.", into=_uf("negative"))
+       graph=lambda x, y: -_nd().ones_like(x), doc="Numerical negative.",
+       into=_uf("negative"), fuse_int=True)
 _unary("square", lambda xp, x: xp.square(x), lambda xp, x, y: 2 * x, "y = x * x", "2 * x",
-       native=True, uses=("inputs",), graph=lambda x, y: 2 * x, doc="Square.", into=_uf("square"))
+       native=True, uses=("inputs",), graph=lambda x, y: 2 * x, doc="Square.",
+       into=_uf("square"), fuse_int=True)
 
 # -- exponentials, logarithms, powers ---------------------------------------------------
 def _sigmoid(xp, x):

@@ -151,7 +151,7 @@ def _register_random(dist: str, params, draw, check, what: str) -> None:
     register(OpDef(name + "_like", forward_like, inputs=("data",),
                    attrs={p: Attr(kind, default) for p, kind, default in params},
                    infer_shape=lambda attrs, s: (s, [None if s[0] is None else tuple(s[0])]),
-                   random=True, differentiable=False,
+                   random=True, differentiable=False, elementwise=True,
                    doc=f"Draw from the {what} distribution with the shape and dtype of "
                        "``data``."))
 
@@ -303,5 +303,6 @@ def _shuffle_fwd(oc, attrs, inputs, out):
 register(OpDef(
     "_shuffle", _shuffle_fwd, inputs=("data",),
     infer_shape=lambda attrs, s: (s, [None if s[0] is None else tuple(s[0])]),
-    aliases=("shuffle", "_npi_shuffle"), random=True, differentiable=False,
+    elementwise=True, aliases=("shuffle", "_npi_shuffle"), random=True,
+    differentiable=False,
     doc="Randomly permute ``data`` along its first axis (MXNet ``random.shuffle``)."))

@@ -128,9 +128,41 @@ class OpDef:
     random : bool
         True when forward draws random numbers.
     cuda : str, optional
-        For elementwise operators, the CUDA C expression of the forward, used by fusion.
+        For elementwise operators, the CUDA C expression of the forward, used by fusion:
+        ``"y = lhs + rhs"`` over the input names (a unary operator may call its input
+        ``x``; an attribute named ``scalar`` is baked in as a literal).
     cuda_grad : str, optional
         CUDA C expression of the gradient with respect to each input.
+    cuda_fn : callable, optional
+        Instead of ``cuda``/``cuda_grad``, for an operator whose expressions depend on its
+        attributes: ``f(attrs, dtype) -> (forward, grads, consts)``, or ``None`` where a
+        call is not fusable; ``forward`` as ``cuda``, ``grads`` as ``cuda_grad``,
+        ``consts`` a dict from names used in them to Python numbers, baked in as
+        literals of the compute ``dtype``.
+    fuse_int : bool or callable
+        The ``cuda`` expression means in C on integer dtypes what the operator computes
+        (add, comparisons, ``relu``...): it fuses on integers too.  A callable
+        ``f(attrs) -> bool`` decides per call (``Activation`` only for ``relu``).
+    fuse_shape : str
+        How the inputs' shapes relate to the output's where fusion may take the node:
+        ``'same'`` (one shape), ``'broadcast'`` (NumPy broadcasting) or ``'where'`` (input 0
+        is a condition of any dtype that must have the output's shape).
+    elementwise : bool or callable, optional
+        Every input and every output have one shape, whatever the values (unary math,
+        same-shape binary and scalar operators, activations, ``Dropout``, ``*_like``);
+        shape inference then also passes a known output shape back to the inputs.
+        ``f(attrs) -> bool`` where it depends on attributes (``LeakyReLU``'s ``prelu``
+        has a ``gamma`` of another shape).  By default, what ``infer_shape`` declares
+        (:func:`gluonlite.ops.common.same_shape_infer` marks its rules), else False.
+    input_init : dict of str to str, optional
+        The ``__init__`` string MXNet attaches to a variable created or bound for this
+        input (``{"moving_var": '["one", {}]'}``).
+    float32_inputs : tuple of str
+        Inputs that stay ``float32`` when a network is cast to ``float16`` (BatchNorm's
+        ``gamma``, ``beta`` and moving statistics).
+    second_order : bool, optional
+        Whether a second-order gradient exists (``autograd.grad(..., create_graph=True)``);
+        by default, whether ``backward_graph`` is given.
     backward_uses : tuple of str
         What backward reads: any of ``'inputs'``, ``'outputs'``; lets the engine drop the rest.
     backward_graph : callable, optional
@@ -165,8 +197,25 @@ class OpDef:
                  backward_uses: tuple = ("inputs", "outputs"),
                  backward_graph: Callable | None = None, doc: str = "",
                  open_attrs: bool = False, backward_mask: bool = False,
-                 inplace_out: bool = False, infer_shape_outputs: bool = False):
+                 inplace_out: bool = False, infer_shape_outputs: bool = False,
+                 elementwise: bool | Callable | None = None,
+                 fuse_int: bool | Callable = False, fuse_shape: str = "same",
+                 input_init: dict | None = None, float32_inputs: Sequence[str] = (),
+                 second_order: bool | None = None, cuda_fn: Callable | None = None):
         self.name = name
+        if elementwise is None:
+            elementwise = bool(getattr(infer_shape, "elementwise", False))
+        self.elementwise = elementwise
+        self.fuse_int = fuse_int
+        self.cuda_fn = cuda_fn
+        if fuse_shape not in ("same", "broadcast", "where"):
+            raise ValueError(f"operator {name}: fuse_shape must be 'same', 'broadcast' "
+                             f"or 'where', not {fuse_shape!r}")
+        self.fuse_shape = fuse_shape
+        self.input_init = dict(input_init or {})
+        self.float32_inputs = tuple(float32_inputs)
+        self.second_order = backward_graph is not None if second_order is None \
+            else bool(second_order)
         self.infer_shape_outputs = infer_shape_outputs
         self.inplace_out = inplace_out
         self.backward_mask = backward_mask
@@ -276,6 +325,16 @@ class OpDef:
     def output_names(self, attrs: OpAttrs) -> tuple:
         """Names of the outputs (``output``, or ``output0``, ``output1``, ...)."""
         return tuple(self._output_names(attrs))
+
+    def is_elementwise(self, attrs: OpAttrs) -> bool:
+        """Whether every input and output of a call with ``attrs`` have one shape."""
+        e = self.elementwise
+        return e(attrs) if callable(e) else bool(e)
+
+    def fuses_int(self, attrs: OpAttrs) -> bool:
+        """Whether the fusion expression of a call with ``attrs`` holds on integer dtypes."""
+        f = self.fuse_int
+        return f(attrs) if callable(f) else bool(f)
 
     def aux_indices(self, attrs: OpAttrs) -> tuple:
         """Positions of the auxiliary-state inputs."""

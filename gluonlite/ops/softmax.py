@@ -155,6 +155,8 @@ def _register(name, kind, doc, with_length):
     register(OpDef(name, _make_forward(name, kind), backward=_make_backward(kind),
                    attrs=_common_attrs(), inputs=inputs,
                    infer_shape=_softmax_infer_shape(name), infer_type=_softmax_infer_type,
+                   # one shape in and out, except softmax's length input
+                   elementwise=lambda attrs: not attrs.use_length,
                    backward_uses=("inputs", "outputs"), doc=doc))
 
 
@@ -195,6 +197,7 @@ def _sa_backward(oc, attrs, inputs, outputs, out_grads):
 register(OpDef(
     "SoftmaxActivation", _sa_forward, backward=_sa_backward,
     attrs={"mode": Attr("str", "instance", choices=("channel", "instance"))},
-    infer_shape=lambda attrs, s: ([s[0]], [s[0]]), backward_uses=("outputs",),
+    infer_shape=lambda attrs, s: ([s[0]], [s[0]]), elementwise=True,
+    backward_uses=("outputs",),
     doc="Softmax over the last axis (instance) or axis 1 (channel) "
         "(MXNet ``SoftmaxActivation``)."))

@@ -5,8 +5,8 @@ can of its inputs and outputs from what is known (FullyConnected's weight from t
 data), sweeping forward and backward over the topological order until nothing
 changes.  Operators that declare ``infer_shape_outputs`` also get the known shapes
 of their outputs and fill their inputs from them (Reshape, ``_rnn_param_concat``).
-Elementwise operators (one shape for all inputs and outputs) also pass a known
-output shape back to their inputs.  Unknown shapes are ``None`` and unknown
+Operators that declare themselves ``elementwise`` (one shape for all inputs and
+outputs) also pass a known output shape back to their inputs.  Unknown shapes are ``None`` and unknown
 dimensions 0, as in MXNet 1.x.
 """
 from __future__ import annotations
@@ -20,9 +20,6 @@ from ..base import MXNetError
 from .graph import Node, aux_variable_ids, topo_order
 
 __all__ = ["infer_shape", "infer_type", "infer_graph_shapes", "infer_graph_types"]
-
-_PROBE = (3, 7, 11, 13)
-
 
 def _dims(shape) -> tuple:
     """A user or attribute shape as ints, unknown dims (``None``, negative) as 0."""
@@ -52,16 +49,12 @@ def _merge(a, b):
 
 
 def _is_elementwise(node: Node, cache: dict) -> bool:
-    """Whether the operator gives every input and output one shape (probed once)."""
-    key = (node.op.name, id(node.attrs))
-    if key not in cache:
-        n_in = len(node.inputs)
-        try:
-            ins, outs = node.op.infer_shape(node.attrs, [_PROBE] + [None] * (n_in - 1))
-            cache[key] = n_in > 0 and all(tuple(s or ()) == _PROBE for s in ins + outs)
-        except Exception:  # an operator that rejects the probe is not elementwise
-            cache[key] = False
-    return cache[key]
+    """Whether the node's operator declares one shape for every input and output."""
+    key = id(node)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = node.op.is_elementwise(node.attrs)
+    return hit
 
 
 class _State:

@@ -22,6 +22,7 @@ Learned by feeding MXNet 1.9.1 hand-made old-format files and reading back what
 from __future__ import annotations
 
 from ..base import MXNetError
+from ..ops.registry import find_op
 
 __all__ = ["CURRENT_VERSION", "RENAMED_KEYS", "node_attr_strings", "rename_legacy_keys",
            "upgrades_missing_inputs", "upgrades_input_init", "input_init", "graph_version"]
@@ -101,5 +102,5 @@ def upgrades_input_init(version: int) -> bool:
 
 def input_init(op_name: str, input_name: str) -> str | None:
     """The ``__init__`` MXNet sets on a variable bound to this operator input, if any."""
-    from .register import _VAR_INIT  # one table: the one composition uses
-    return _VAR_INIT.get(op_name, {}).get(input_name)
+    op = find_op(op_name)  # its declared input_init, which composition uses too
+    return None if op is None else op.input_init.get(input_name)

@@ -22,14 +22,6 @@ from .symbol import HIDDEN_KEYS, Symbol, user_key
 
 __all__ = ["create", "make_function", "parse_op_attrs", "attr_string"]
 
-# initializers MXNet attaches to these inputs when they are variables without ``__init__``
-_VAR_INIT = {
-    "BatchNorm": {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},
-    "LeakyReLU": {"gamma": '["Constant", {"value": 0.25}]'},
-}
-_VAR_INIT["_contrib_SyncBatchNorm"] = _VAR_INIT["BatchNorm"]
-
-
 def attr_string(spec, value) -> str:
     """A Python attribute value as the string MXNet's front end writes into the graph."""
     if spec is not None and spec.kind == "dtype" and value is not None \
@@ -131,7 +123,7 @@ def create(op: OpDef, hint: str, inputs: list, kw_inputs: dict, attrs: dict,
             var_attrs = dict(strings)
             var_attrs.update(user)
         entries.append((variable_node(f"{name}_{input_name}", var_attrs), 0))
-    inits = _VAR_INIT.get(op.name)
+    inits = op.input_init  # what MXNet attaches to variables without ``__init__``
     if inits:
         for i, input_name in enumerate(names):
             node = entries[i][0]
