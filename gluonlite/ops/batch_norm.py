@@ -70,11 +70,64 @@ def _cdot(xp, a, b):
     return xp.einsum("pcl,pcl->c", a, b)
 
 
+# Inference broadcasts scale and shift materialized as ``(C * after)`` rows unless
+# the batch is small and the planes large: with ``(C, 1)`` operands NumPy's inner
+# loop is only ``after`` long and even at 32x32 runs slower (one pass over
+# (8, 16, 32, 32) float32: 28 us against 18 us; at 4x4: 6.7 against 3.9 us).
+_EXPAND_MIN_ROWS = 4
+_EXPAND_BELOW = 256
+
+
+def _inference(xp, attrs, x, gamma, beta, moving_mean, moving_var, c: int, out):
+    """Inference forward as ``y = x * scale + shift`` (two passes over the data).
+
+    ``scale = gamma * (1 / sqrt(moving_var + eps))`` is rounded as in the general
+    path; ``shift = beta - moving_mean * scale``.  Against ``(x - mean) * scale +
+    beta`` this moves one rounding (``moving_mean * scale`` is rounded once per
+    channel instead of ``x - mean`` once per element); the outputs stay within
+    float32 rounding of MXNet's (tests/symbol/test_model_fixtures.py).
+    """
+    cdt = x.dtype
+    pdt = moving_mean.dtype
+    mean = moving_mean.astype(cdt)
+    inv_std = 1.0 / xp.sqrt(moving_var.astype(cdt, copy=False) + attrs.eps)
+    nc = inv_std.shape[0]
+    coef = xp.empty((2, nc), cdt)                   # rows: scale, shift
+    if attrs.fix_gamma:
+        coef[0] = inv_std
+    else:
+        xp.multiply(gamma.astype(cdt, copy=False), inv_std, out=coef[0])
+    xp.multiply(mean, coef[0], out=coef[1])
+    xp.subtract(beta.astype(cdt, copy=False), coef[1], out=coef[1])
+    x3 = _as3d(x, c)
+    pre, post = x3.shape[0], x3.shape[2]
+    y = out[0] if out is not None else None
+    if y is None or y.dtype != cdt or not y.flags.c_contiguous:
+        y = xp.empty(x.shape, cdt)
+    if post < _EXPAND_BELOW or pre >= _EXPAND_MIN_ROWS:
+        # one (2, C * post) copy of scale and shift: contiguous operands for both passes
+        if post > 1:
+            coef = xp.repeat(coef, post, axis=1)
+        x2, scale, shift = x3.reshape(pre, nc * post), coef[0], coef[1]
+    else:
+        x2, scale, shift = x3, coef[0][:, None], coef[1][:, None]
+    y2 = y.reshape(x2.shape)
+    xp.multiply(x2, scale, out=y2)
+    xp.add(y2, shift, out=y2)
+    return [put(out, 0, y) if out is not None and out[0] is not y else y,
+            put(out, 1, mean.astype(pdt, copy=False)),
+            put(out, 2, inv_std.astype(pdt, copy=False))]
+
+
 def _forward(oc, attrs, inputs, out):
     xp = oc.xp
     x, gamma, beta, moving_mean, moving_var = inputs
     c, _, _ = _layout(x.ndim, attrs.axis)
     cdt = _compute_dtype(x.dtype)
+    # NumPy only: the GPU keeps its (x - mean) * scale + beta numerics
+    if (xp is np and x.dtype == cdt and (attrs.use_global_stats or not oc.is_train)
+            and x.dtype.char in "fd"):
+        return _inference(xp, attrs, x, gamma, beta, moving_mean, moving_var, c, out)
     pdt = moving_mean.dtype
     x3 = _as3d(x.astype(cdt, copy=False), c)
     y = xp.empty(x.shape, cdt)

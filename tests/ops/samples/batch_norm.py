@@ -65,5 +65,13 @@ SAMPLES = {
                ref=_ref(False), grad=False, name="predict_mean_var"),
         Sample(_inputs((5, 3), 1), dict(fix_gamma=False), ref=_ref(True), train=True,
                infer_from=[0], name="2d_infer_params"),
+        # inference fast path (x * scale + shift): 4-D, channel axis last, float32
+        Sample(_inputs((5, 3, 4, 2), 1), dict(fix_gamma=False), ref=_ref(False),
+               grad_ref=_predict_grad_ref, name="predict_4d"),
+        Sample(_inputs((4, 2, 3), -1), dict(fix_gamma=False, axis=-1), ref=_ref(False),
+               grad_ref=_predict_grad_ref, name="predict_axis_last"),
+        Sample([a.astype(np.float32) for a in _inputs((4, 3, 5, 5), 1)],
+               dict(fix_gamma=False, use_global_stats=True), ref=_ref(False), rtol=1e-5,
+               atol=1e-6, grad=False, name="predict_f32_global_stats"),
     ],
 }
