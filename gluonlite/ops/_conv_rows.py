@@ -126,7 +126,6 @@ def rows_backward(xp, x, w, dy, geo, need=(True, True, True)):
     osz = tuple(dy.shape[2:])
     p = math.prod(osz)
     kernel = tuple(geo.kernel)
-    k = math.prod(kernel)
     dyt = scratch(xp, (n, p, f), dy.dtype, "rows_dyt")                      # pixel-major
     dyt[...] = dy.reshape(n, f, p).swapaxes(1, 2)
     dyt = dyt.reshape(n * p, f)
