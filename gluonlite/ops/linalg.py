@@ -158,11 +158,12 @@ def _same_infer(op, square=True):
 
 
 def _simple(name, forward, backward, inputs=("A",), infer=None, attrs=None, n_out=1,
-            doc="", backward_uses=("inputs", "outputs"), output_names=None):
+            doc="", backward_uses=("inputs", "outputs"), output_names=None,
+            json_num_outputs=None):
     register(OpDef(name, forward, backward=backward, attrs=attrs or {}, inputs=inputs,
                    num_outputs=n_out, infer_shape=infer or _same_infer(name),
                    aliases=(name[1:],), backward_uses=backward_uses, doc=doc,
-                   output_names=output_names))
+                   output_names=output_names, json_num_outputs=json_num_outputs))
 
 
 def _inv(xp, a):
@@ -415,7 +416,8 @@ def _det_bwd(oc, attrs, inputs, outputs, out_grads):
 
 # MXNet's det has two more (hidden) outputs, so its visible one is named ``output0``
 _simple("_linalg_det", _det_fwd, _det_bwd, infer=_scalar_infer("_linalg_det"),
-        doc="Determinant of (a batch of) square matrices.", output_names=("output0",))
+        doc="Determinant of (a batch of) square matrices.", output_names=("output0",),
+        json_num_outputs=3)
 
 
 def _slogdet_fwd(oc, attrs, inputs, out):
@@ -438,6 +440,7 @@ def _slogdet_bwd(oc, attrs, inputs, outputs, out_grads):
 register(OpDef("_linalg_slogdet", _slogdet_fwd, backward=_slogdet_bwd, inputs=("A",),
                num_outputs=2, infer_shape=_scalar_infer("_linalg_slogdet", 2),
                aliases=("linalg_slogdet",), backward_uses=("inputs",),
+               json_num_outputs=4,  # MXNet's node has two hidden outputs
                doc="Sign and log of the absolute determinant."))
 
 

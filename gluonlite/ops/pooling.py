@@ -316,5 +316,8 @@ register(support_channel_last(OpDef(
         "layout": Attr("str", None, optional=True),
     },
     infer_shape=_infer_shape, aliases=("Pooling_v1",), backward_uses=("inputs", "outputs"),
+    # MXNet's oneDNN max pooling keeps its argmax workspace as a hidden output in JSON
+    json_num_outputs=lambda attrs: 2 if attrs.pool_type == "max" and attrs.layout not in (
+        "NWC", "NHWC", "NDHWC") else None,
     doc="Max, average, sum or Lp pooling (MXNet ``Pooling``); channel-last layouts via "
         "``channel_last``.")))

@@ -163,6 +163,11 @@ class OpDef:
     second_order : bool, optional
         Whether a second-order gradient exists (``autograd.grad(..., create_graph=True)``);
         by default, whether ``backward_graph`` is given.
+    json_num_outputs : int or callable, optional
+        The output count MXNet writes for the node into ``-symbol.json``
+        (``node_row_ptr``) when it differs from ``num_outputs``: hidden outputs of
+        MXNet's kernels (max Pooling's oneDNN workspace, ``_linalg_det``'s LU factors);
+        a callable takes the attributes and returns the count or ``None``.
     backward_uses : tuple of str
         What backward reads: any of ``'inputs'``, ``'outputs'``; lets the engine drop the rest.
     backward_graph : callable, optional
@@ -201,8 +206,10 @@ class OpDef:
                  elementwise: bool | Callable | None = None,
                  fuse_int: bool | Callable = False, fuse_shape: str = "same",
                  input_init: dict | None = None, float32_inputs: Sequence[str] = (),
-                 second_order: bool | None = None, cuda_fn: Callable | None = None):
+                 second_order: bool | None = None, cuda_fn: Callable | None = None,
+                 json_num_outputs: int | Callable | None = None):
         self.name = name
+        self.json_num_outputs = json_num_outputs
         if elementwise is None:
             elementwise = bool(getattr(infer_shape, "elementwise", False))
         self.elementwise = elementwise

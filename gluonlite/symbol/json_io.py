@@ -37,9 +37,6 @@ from .graph import Node, topo_order, variable_node
 
 __all__ = ["to_json", "from_json", "to_dict", "from_dict", "dumps", "save", "load"]
 
-# outputs MXNet 1.9.1 counts in ``node_row_ptr`` beyond what the registry declares
-_MXNET_OUTPUT_COUNT = {"_linalg_det": 3, "_linalg_slogdet": 4}
-_CHANNEL_LAST = ("NWC", "NHWC", "NDHWC")
 # entry versions of nodes read from JSON: (versions, inputs when read), kept as read
 _READ_VERSIONS: "weakref.WeakKeyDictionary[Node, tuple]" = weakref.WeakKeyDictionary()
 
@@ -48,11 +45,9 @@ def _json_num_outputs(node: Node) -> int:
     """The output count MXNet writes for ``node`` (hidden outputs included)."""
     if node.op is None:
         return 1
-    name = node.op.name
-    if name == "Pooling" and node.attrs.pool_type == "max" \
-            and node.attrs.layout not in _CHANNEL_LAST:
-        return 2  # oneDNN keeps the argmax workspace as a hidden output
-    count = _MXNET_OUTPUT_COUNT.get(name)
+    count = node.op.json_num_outputs  # declared where MXNet's kernels keep hidden outputs
+    if callable(count):
+        count = count(node.attrs)
     return count if count is not None else node.num_outputs()
 
 
