@@ -46,3 +46,10 @@ def test_operator_namespaces_import_as_modules():
         module = importlib.import_module(f"gluonlite.{name}")
         assert module is getattr(getattr(mx, name.split(".")[0]), name.split(".")[1])
     from gluonlite.symbol.contrib import SyncBatchNorm  # noqa: F401
+
+
+def test_names_mxnet_tests_import_from_ndarray_module():
+    # MXNet 1.9.1's test_ndarray.py / test_gluon.py import these at load time
+    from gluonlite.ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID, py_slice
+    assert py_slice is slice
+    assert _STORAGE_TYPE_STR_TO_ID["default"] == 0 and _STORAGE_TYPE_STR_TO_ID["csr"] == 2

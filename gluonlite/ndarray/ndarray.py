@@ -21,6 +21,12 @@ from .invoke import invoke
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "concatenate",
            "waitall", "from_numpy", "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
+# names MXNet's test files import from ``mxnet.ndarray.ndarray``: the builtin ``slice``
+# (MXNet shadows it with its operator) and the storage-type ids of its C API
+py_slice = slice
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+
 _CPU0 = cpu(0)
 
 
