@@ -76,6 +76,8 @@ def _blike_target(attrs, shapes):
     la, ra = attrs.lhs_axes or (), attrs.rhs_axes or ()
     if len(la) != len(ra):
         fail("broadcast_like", f"lhs_axes {la} and rhs_axes {ra} differ in length", *shapes)
+    if not la:
+        fail("broadcast_like", "empty lhs_axes/rhs_axes are not allowed", *shapes)
     dst = list(lhs)
     for a, b in zip(la, ra):
         src_dim = rhs[norm_axis("broadcast_like", b, len(rhs))]

@@ -45,3 +45,11 @@ def test_user_errors_name_operator_and_shapes(call, words):
     message = str(info.value)
     for word in words:
         assert word in message, f"{word!r} not in {message!r}"
+
+
+def test_broadcast_like_rejects_empty_axes():
+    # MXNet 1.9.1: "Empty axes tuple is not allowed"
+    lhs, rhs = nd.ones((1, 2, 1, 3)), nd.ones((5, 6, 7, 8))
+    with pytest.raises(MXNetError, match=r"broadcast_like.*empty.*\(1, 2, 1, 3\)"):
+        nd.broadcast_like(lhs, rhs, lhs_axes=(), rhs_axes=())
+    assert nd.broadcast_like(lhs, rhs, lhs_axes=(0, 2), rhs_axes=(1, 3)).shape == (6, 2, 8, 3)
