@@ -7,7 +7,8 @@ import os
 import numpy as np
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "numeric_types", "integer_types",
-           "string_types", "py_str", "c_str", "mx_real_t", "_Null", "data_dir"]
+           "string_types", "py_str", "c_str", "mx_real_t", "_Null", "data_dir",
+           "write_atomically"]
 
 
 class MXNetError(RuntimeError):
@@ -70,3 +71,17 @@ def data_dir_default() -> str:
 def data_dir() -> str:
     """Where datasets and model files live: ``$MXNET_HOME``, else :func:`data_dir_default`."""
     return os.environ.get("MXNET_HOME", data_dir_default())
+
+
+def write_atomically(fname, data: bytes) -> None:
+    """Write ``data`` to ``fname`` through a temporary file and a rename, so a failed
+    or interrupted write never leaves half a file in place of a good one."""
+    fname = os.fspath(fname)
+    tmp = f"{fname}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, fname)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)

@@ -2,7 +2,6 @@
 ``prefix-%04d.params`` with ``arg:``/``aux:`` keys, byte-compatible with MXNet's."""
 from __future__ import annotations
 
-import os
 from collections import namedtuple
 
 from . import ndarray as nd
@@ -13,16 +12,6 @@ __all__ = ["save_checkpoint", "load_checkpoint", "load_params", "BatchEndParam"]
 
 # what batch-end callbacks receive (``fit`` loops pass their locals too)
 BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
-
-
-def _replace_atomically(path: str, write) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def save_checkpoint(prefix: str, epoch: int, symbol, arg_params: dict, aux_params: dict,
@@ -43,32 +32,38 @@ def save_checkpoint(prefix: str, epoch: int, symbol, arg_params: dict, aux_param
         Accepted for MXNet compatibility (gluonlite inserts no AMP casts).
     """
     if symbol is not None:
-        _replace_atomically(f"{prefix}-symbol.json", symbol.save)
-    save_dict = {f"arg:{k}": v.as_in_context(_cpu()) for k, v in arg_params.items()}
-    save_dict.update({f"aux:{k}": v.as_in_context(_cpu()) for k, v in aux_params.items()})
-    _replace_atomically("%s-%04d.params" % (prefix, epoch), lambda f: nd.save(f, save_dict))
+        symbol.save(f"{prefix}-symbol.json")  # (written atomically, as nd.save)
+    save_params_file("%s-%04d.params" % (prefix, epoch), arg_params, aux_params)
 
 
-def _cpu():
+def save_params_file(fname: str, arg_params: dict, aux_params: dict) -> None:
+    """Write parameters with MXNet's ``arg:<name>`` / ``aux:<name>`` keys."""
     from .context import cpu
-    return cpu()
+    save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
+    save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in aux_params.items()})
+    nd.save(fname, save_dict)
 
 
-def load_params(prefix: str, epoch: int) -> tuple:
-    """``(arg_params, aux_params)`` from ``prefix-%04d.params``."""
-    fname = "%s-%04d.params" % (prefix, epoch)
+def load_params_file(fname: str, strict: bool = False) -> tuple:
+    """``(arg_params, aux_params)`` from a file with ``arg:``/``aux:`` keys; other keys
+    are skipped, or with ``strict`` raise ``ValueError`` (Module.load_params, as MXNet)."""
     loaded = nd.load(fname)
     if not isinstance(loaded, dict):
         raise MXNetError(f"load_params: {fname} holds an unnamed list of arrays, not a "
                          "checkpoint with arg:/aux: keys")
-    arg_params, aux_params = {}, {}
+    tables = {"arg": {}, "aux": {}}
     for key, value in loaded.items():
         kind, _, name = key.partition(":")
-        if kind == "arg":
-            arg_params[name] = value
-        elif kind == "aux":
-            aux_params[name] = value
-    return arg_params, aux_params
+        if kind in tables:
+            tables[kind][name] = value
+        elif strict:
+            raise ValueError(f"Invalid param file {fname}")
+    return tables["arg"], tables["aux"]
+
+
+def load_params(prefix: str, epoch: int) -> tuple:
+    """``(arg_params, aux_params)`` from ``prefix-%04d.params``."""
+    return load_params_file("%s-%04d.params" % (prefix, epoch))
 
 
 def load_checkpoint(prefix: str, epoch: int) -> tuple:

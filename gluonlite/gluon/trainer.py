@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from ..base import MXNetError
+from ..base import MXNetError, write_atomically
 from .. import kvstore as kvs
 from .. import optimizer as opt
 from .parameter import Parameter, ParameterDict, _AssertionError
@@ -278,10 +278,7 @@ class Trainer:
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
-        tmp = f"{fname}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(self._updaters[0].get_states(dump_optimizer=True))
-        os.replace(tmp, fname)
+        write_atomically(fname, self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname: str) -> None:
         """Read states written by :meth:`save_states` (or by MXNet's Trainer).  Loading

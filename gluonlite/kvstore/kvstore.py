@@ -9,10 +9,9 @@ span processes (``dist_*``, ``nccl``, Horovod) are not in gluonlite yet.
 """
 from __future__ import annotations
 
-import os
 import warnings
 
-from ..base import MXNetError
+from ..base import MXNetError, write_atomically
 from ..ndarray import NDArray
 from .. import optimizer as opt
 
@@ -198,7 +197,7 @@ class KVStore(KVStoreBase):
         """Write the updater's states (written to a temporary name, then renamed)."""
         if self._updater is None:
             raise MXNetError("KVStore.save_optimizer_states: no optimizer is set")
-        _write_atomic(fname, self._updater.get_states(dump_optimizer))
+        write_atomically(fname, self._updater.get_states(dump_optimizer))
 
     def load_optimizer_states(self, fname: str) -> None:
         """Read states written by :meth:`save_optimizer_states` (or MXNet)."""
@@ -212,13 +211,6 @@ class KVStore(KVStoreBase):
 
     def _send_command_to_servers(self, head, body) -> None:
         raise MXNetError("KVStore: there are no servers in a single-process store")
-
-
-def _write_atomic(fname: str, data: bytes) -> None:
-    tmp = f"{fname}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, fname)
 
 
 @KVStoreBase.register

@@ -12,6 +12,7 @@ from ..base import MXNetError
 from ..callback import BatchEndParam
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, NDArrayIter
+from ..model import load_params_file, save_params_file
 
 __all__ = ["BaseModule"]
 
@@ -265,25 +266,11 @@ class BaseModule:
 
     def save_params(self, fname: str) -> None:
         """Write the parameters with ``arg:``/``aux:`` keys (MXNet's format)."""
-        from ..model import _replace_atomically
-        arg_params, aux_params = self.get_params()
-        save_dict = {f"arg:{k}": v.as_in_context(_cpu()) for k, v in arg_params.items()}
-        save_dict.update({f"aux:{k}": v.as_in_context(_cpu()) for k, v in aux_params.items()})
-        _replace_atomically(fname, lambda f: nd.save(f, save_dict))
+        save_params_file(fname, *self.get_params())
 
     def load_params(self, fname: str) -> None:
         """Read parameters written by :meth:`save_params` (or MXNet)."""
-        loaded = nd.load(fname)
-        arg_params, aux_params = {}, {}
-        for key, value in loaded.items():
-            kind, _, name = key.partition(":")
-            if kind == "arg":
-                arg_params[name] = value
-            elif kind == "aux":
-                aux_params[name] = value
-            else:
-                raise ValueError(f"Invalid param file {fname}")
-        self.set_params(arg_params, aux_params)
+        self.set_params(*load_params_file(fname, strict=True))
 
     def install_monitor(self, mon) -> None:
         """Attach an ``mx.mon.Monitor`` (modules that run networks override this)."""
@@ -296,8 +283,3 @@ class BaseModule:
     def symbol(self):
         """The module's symbol."""
         return self._symbol
-
-
-def _cpu():
-    from ..context import cpu
-    return cpu()

@@ -28,7 +28,8 @@ from ..base import MXNetError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
-from ..model import _replace_atomically, load_checkpoint
+from ..base import write_atomically
+from ..model import load_checkpoint
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 
@@ -300,7 +301,7 @@ class Module(BaseModule):
             trainer._kvstore.save_optimizer_states(fname)
             return
         states = trainer._updaters[0].get_states()
-        _replace_atomically(fname, lambda f: open(f, "wb").write(states))
+        write_atomically(fname, states)
 
     def load_optimizer_states(self, fname: str) -> None:
         """Read states written by :meth:`save_optimizer_states` (or MXNet's Module)."""
@@ -391,7 +392,7 @@ class Module(BaseModule):
     def save_checkpoint(self, prefix: str, epoch: int, save_optimizer_states: bool = False,
                         remove_amp_cast: bool = True) -> None:
         """Write ``prefix-symbol.json``, ``prefix-%04d.params`` (and ``.states``)."""
-        _replace_atomically(f"{prefix}-symbol.json", self._symbol.save)
+        self._symbol.save(f"{prefix}-symbol.json")
         param_name = "%s-%04d.params" % (prefix, epoch)
         self.save_params(param_name)
         logging.info('Saved checkpoint to "%s"', param_name)

@@ -6,7 +6,7 @@ from typing import Dict, List, Union
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, write_atomically
 from ..context import Context
 from .ndarray import NDArray
 from .serialization import dumps, loads
@@ -61,8 +61,7 @@ def save(fname, data) -> None:
     else:
         raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
                          "or a list of NDarrays.")
-    with open(fname, "wb") as f:
-        f.write(payload)
+    write_atomically(fname, payload)
 
 
 def _wrap(arr):

@@ -27,10 +27,9 @@ and written again is unchanged.  Anything malformed raises ``MXNetError``.
 from __future__ import annotations
 
 import json
-import os
 import weakref
 
-from ..base import MXNetError
+from ..base import MXNetError, write_atomically
 from ..ops.registry import find_op
 from . import json_legacy as legacy
 from .graph import Node, topo_order, variable_node
@@ -142,15 +141,7 @@ def to_json(sym) -> str:
 def save(sym, fname: str) -> None:
     """Write ``to_json(sym)`` to the file ``fname`` (through a temporary file and a
     rename, so a failed write never leaves half a file in place of a good one)."""
-    text = to_json(sym)
-    tmp = f"{fname}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, fname)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    write_atomically(fname, to_json(sym).encode("utf-8"))
 
 
 # -- reading -----------------------------------------------------------------------
