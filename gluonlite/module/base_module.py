@@ -11,7 +11,7 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..callback import BatchEndParam
 from ..initializer import Uniform
-from ..io import DataBatch, DataDesc, NDArrayIter
+from ..io import DataBatch, DataDesc
 from ..model import load_params_file, save_params_file
 
 __all__ = ["BaseModule"]
@@ -19,6 +19,11 @@ __all__ = ["BaseModule"]
 
 def _as_list(obj) -> list:
     return list(obj) if isinstance(obj, (list, tuple)) else [obj]
+
+
+def _call_all(callbacks, params) -> None:
+    for callback in _as_list(callbacks):
+        callback(params)
 
 
 def _check_input_names(symbol, names, typename: str, throw: bool) -> None:
@@ -89,46 +94,44 @@ class BaseModule:
               epoch: int = 0, sparse_row_id_fn=None) -> list:
         """Evaluate ``eval_metric`` over ``eval_data``; ``[(name, value)]``."""
         assert self.binded and self.params_initialized
-        if reset:
-            eval_data.reset()
         if not isinstance(eval_metric, _metric.EvalMetric):
             eval_metric = _metric.create(eval_metric)
         eval_metric.reset()
         actual_num_batch = 0
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
+        for nbatch, eval_batch in self._forward_batches(eval_data, num_batch, reset,
+                                                        sparse_row_id_fn):
             if isinstance(eval_batch, list):
                 self.update_metric(eval_metric, [eb.label for eb in eval_batch],
                                    pre_sliced=True)
             else:
                 self.update_metric(eval_metric, getattr(eval_batch, "label", None) or [])
             if batch_end_callback is not None:
-                params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
-                                       locals=locals())
-                for callback in _as_list(batch_end_callback):
-                    callback(params)
+                _call_all(batch_end_callback, BatchEndParam(
+                    epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals()))
             actual_num_batch += 1
         if score_end_callback:
-            params = BatchEndParam(epoch=epoch, nbatch=actual_num_batch,
-                                   eval_metric=eval_metric, locals=locals())
-            for callback in _as_list(score_end_callback):
-                callback(params)
+            _call_all(score_end_callback, BatchEndParam(
+                epoch=epoch, nbatch=actual_num_batch, eval_metric=eval_metric,
+                locals=locals()))
         return eval_metric.get_name_value()
+
+    def _forward_batches(self, eval_data, num_batch, reset: bool, sparse_row_id_fn):
+        """Yield ``(nbatch, batch)`` after an inference forward of each batch."""
+        if reset:
+            eval_data.reset()
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                return
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            yield nbatch, eval_batch
 
     def iter_predict(self, eval_data, num_batch: int | None = None, reset: bool = True,
                      sparse_row_id_fn=None):
         """Yield ``(outputs, nbatch, batch)`` per batch, padding removed."""
         assert self.binded and self.params_initialized
-        if reset:
-            eval_data.reset()
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
+        for nbatch, eval_batch in self._forward_batches(eval_data, num_batch, reset,
+                                                        sparse_row_id_fn):
             pad = getattr(eval_batch, "pad", None) or 0
             outputs = [out[0:out.shape[0] - pad] for out in self.get_outputs()]
             yield outputs, nbatch, eval_batch
@@ -146,18 +149,10 @@ class BaseModule:
                 eval_data = nd.array(eval_data)
             self.forward(DataBatch([eval_data]))
             return self.get_outputs()[0]
-        if not isinstance(eval_data, NDArrayIter) and not hasattr(eval_data, "reset"):
+        if not hasattr(eval_data, "reset"):
             raise ValueError("eval_data must be a DataIter, an NDArray or a NumPy array")
-        if reset:
-            eval_data.reset()
-        output_list = []
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
-            pad = getattr(eval_batch, "pad", None) or 0
-            output_list.append([out[0:out.shape[0] - pad].copy() for out in self.get_outputs()])
+        output_list = [[out.copy() for out in outputs] for outputs, _, _ in
+                       self.iter_predict(eval_data, num_batch, reset, sparse_row_id_fn)]
         if not output_list:
             return output_list
         if merge_batches:
@@ -248,10 +243,8 @@ class BaseModule:
             if end_of_epoch:
                 name_values = eval_metric.get_global_name_value()
             if batch_end_callback is not None:
-                params = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
-                                       locals=locals())
-                for callback in _as_list(batch_end_callback):
-                    callback(params)
+                _call_all(batch_end_callback, BatchEndParam(
+                    epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals()))
             nbatch += 1
             if end_of_epoch:
                 return name_values
