@@ -18,6 +18,7 @@ from .. import recordio
 from ..io.io import DataBatch, DataIter
 from .augmenters import CreateAugmenter
 from .image import imdecode
+from .lst import read_lst
 
 __all__ = ["ImageIter"]
 
@@ -26,21 +27,10 @@ _LABEL_DTYPES = ("int32", "float32", "int64", "float64")
 
 
 def _read_list_file(path: str, dtype: str):
-    """``({key: (label NDArray, relative path)}, [keys])`` of a ``.lst`` file
-    (``index<TAB>label...<TAB>path`` per line)."""
-    entries, keys = {}, []
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            fields = line.strip().split("\t")
-            if fields == [""]:
-                continue
-            if len(fields) < 3:
-                raise ValueError(f"ImageIter: {path} line {number} is not "
-                                 f"'index<TAB>label(s)<TAB>path': {line!r}")
-            key = int(fields[0])
-            entries[key] = (nd.array(fields[1:-1], dtype=dtype), fields[-1])
-            keys.append(key)
-    return entries, keys
+    """``({key: (label NDArray, relative path)}, [keys])`` of a ``.lst`` file."""
+    rows = read_lst(path, "ImageIter")
+    entries = {key: (nd.array(labels, dtype=dtype), rel) for key, labels, rel in rows}
+    return entries, [key for key, _, _ in rows]
 
 
 def _read_list(imglist: list, dtype: str):

@@ -26,6 +26,7 @@ from .. import ndarray as nd
 from .. import recordio
 from ..base import MXNetError
 from ..image.image import _decode_array, _get_interp_method
+from ..image.lst import read_lst
 from ..ops.image_resize import resize_numpy
 from .io import DataBatch, DataDesc, DataIter
 
@@ -390,17 +391,5 @@ def _open_records(path_imgrec: str, path_imgidx: str, shuffle: bool, num_parts: 
 
 def _read_labels(path: str) -> dict:
     """``{image index: float32 labels}`` of a ``.lst`` file."""
-    labels = {}
-    try:
-        with open(path) as f:
-            for number, line in enumerate(f, 1):
-                fields = line.strip().split("\t")
-                if fields == [""]:
-                    continue
-                if len(fields) < 3:
-                    raise MXNetError(f"ImageRecordIter: {path} line {number} is not "
-                                     f"'index<TAB>label(s)<TAB>path'")
-                labels[int(fields[0])] = np.array(fields[1:-1], np.float32)
-    except OSError as err:
-        raise MXNetError(f"ImageRecordIter: cannot read path_imglist {path}: {err}") from err
-    return labels
+    return {key: np.array(labels, np.float32)
+            for key, labels, _ in read_lst(path, "ImageRecordIter")}

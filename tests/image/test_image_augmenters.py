@@ -125,3 +125,15 @@ def test_augmenter_base_and_hierarchy():
         mx.image.CreateAugmenter((3, 8, 8), mean=[1, 2, 3])
     with pytest.raises(AssertionError):
         mx.image.CreateAugmenter((3, 8, 8), rand_resize=True)
+
+
+def test_lst_files_with_bad_lines_raise_naming_the_line(tmp_path):
+    from gluonlite.image.lst import read_lst
+    path = tmp_path / "bad.lst"
+    path.write_text("0\t1.0\ta.png\n\n1\tb.png\n")
+    assert read_lst(str(path), "ImageListDataset", min_fields=2) == [
+        (0, ["1.0"], "a.png"), (1, [], "b.png")]
+    with pytest.raises(mx.base.MXNetError, match="ImageIter: .*bad.lst line 3"):
+        read_lst(str(path), "ImageIter")
+    with pytest.raises(FileNotFoundError):
+        read_lst(str(tmp_path / "none.lst"), "ImageIter")

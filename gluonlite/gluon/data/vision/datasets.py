@@ -26,6 +26,7 @@ import numpy as np
 from ....base import MXNetError, data_dir, numeric_types
 from .... import ndarray as nd
 from .... import image, recordio
+from ....image.lst import read_lst
 from ...utils import _get_repo_file_url
 from ..dataset import Dataset, RecordFileDataset
 
@@ -489,18 +490,9 @@ class ImageListDataset(Dataset):
         self._imgkeys = []
         if isinstance(imglist, str):
             fname = os.path.join(self._root, imglist)
-            with open(fname, "rt") as fin:
-                for line in fin:
-                    if not line.strip():
-                        continue
-                    fields = line.strip().split("\t")
-                    if len(fields) < 2:
-                        raise MXNetError(f"{fname}: line {line.strip()!r} needs at least "
-                                         "an index and a path separated by tabs")
-                    key = int(fields[0])
-                    self._imglist[key] = (nd.array(fields[1:-1]),
-                                          os.path.join(self._root, fields[-1]))
-                    self._imgkeys.append(key)
+            for key, labels, rel in read_lst(fname, "ImageListDataset", min_fields=2):
+                self._imglist[key] = (nd.array(labels), os.path.join(self._root, rel))
+                self._imgkeys.append(key)
         elif isinstance(imglist, list):
             for index, img in enumerate(imglist, 1):
                 key = str(index)
