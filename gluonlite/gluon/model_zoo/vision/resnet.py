@@ -90,7 +90,23 @@ class BottleneckV1(_ResidualV1):
                            nn.BatchNorm())
 
 
-class BasicBlockV2(HybridBlock):
+class _ResidualV2(HybridBlock):
+    """Pre-activation residual: ``relu(bn1(x))`` feeds ``conv1`` (and the projected
+    shortcut), then each further ``(bn_k, conv_k)`` pair runs as ``conv_k(relu(bn_k))``."""
+
+    def _pairs(self) -> list:
+        return [(self.bn2, self.conv2)]
+
+    def hybrid_forward(self, F, x):
+        x_act = F.Activation(self.bn1(x), act_type="relu")
+        shortcut = self.downsample(x_act) if self.downsample else x
+        out = self.conv1(x_act)
+        for bn, conv in self._pairs():
+            out = conv(F.Activation(bn(out), act_type="relu"))
+        return out + shortcut
+
+
+class BasicBlockV2(_ResidualV2):
     """Pre-activation block of two 3x3 convolutions (ResNet-18/34 V2).
 
     Parameters as :class:`BasicBlockV1`.
@@ -106,15 +122,8 @@ class BasicBlockV2(HybridBlock):
         self.downsample = (nn.Conv2D(channels, 1, stride, use_bias=False,
                                      in_channels=in_channels) if downsample else None)
 
-    def hybrid_forward(self, F, x):
-        x_act = F.Activation(self.bn1(x), act_type="relu")
-        shortcut = self.downsample(x_act) if self.downsample else x
-        out = self.conv1(x_act)
-        out = self.conv2(F.Activation(self.bn2(out), act_type="relu"))
-        return out + shortcut
 
-
-class BottleneckV2(HybridBlock):
+class BottleneckV2(_ResidualV2):
     """Pre-activation 1x1 - 3x3 - 1x1 bottleneck (ResNet-50/101/152 V2).
 
     Parameters as :class:`BasicBlockV1`.
@@ -133,13 +142,8 @@ class BottleneckV2(HybridBlock):
         self.downsample = (nn.Conv2D(channels, 1, stride, use_bias=False,
                                      in_channels=in_channels) if downsample else None)
 
-    def hybrid_forward(self, F, x):
-        x_act = F.Activation(self.bn1(x), act_type="relu")
-        shortcut = self.downsample(x_act) if self.downsample else x
-        out = self.conv1(x_act)
-        out = self.conv2(F.Activation(self.bn2(out), act_type="relu"))
-        out = self.conv3(F.Activation(self.bn3(out), act_type="relu"))
-        return out + shortcut
+    def _pairs(self) -> list:
+        return [(self.bn2, self.conv2), (self.bn3, self.conv3)]
 
 
 def _stem(channels: int, thumbnail: bool) -> list:
