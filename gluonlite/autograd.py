@@ -338,13 +338,16 @@ def _write_leaf_grads(leaf_grads):
             continue
         target = leaf._grad
         g = getattr(g, "_data", g)  # NDArray gradients from create_graph
-        if g.dtype != target.dtype:
-            g = g.astype(target.dtype)
-        if req == "add":
-            target._data += g
+        if target.stype != "default":  # a sparse buffer (grad_stype): cast to its type
+            target._assign_raw(g, add=req == "add")
         else:
-            target._data[...] = g
-        target._bump()
+            if g.dtype != target.dtype:
+                g = g.astype(target.dtype)
+            if req == "add":
+                target._data += g
+            else:
+                target._data[...] = g
+            target._bump()
         leaf._fresh = True  # NDArray._fresh_grad: Trainer.step checks for stale gradients
 
 

@@ -16,6 +16,7 @@ from . import utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
 from ..engine.cached_op import CachedOp  # noqa: F401
 from .extras import moveaxis  # noqa: F401
+from . import sparse  # noqa: F401
 from . import extras as _extras
 
 contrib.isinf, contrib.isfinite, contrib.isnan = _extras.isinf, _extras.isfinite, _extras.isnan

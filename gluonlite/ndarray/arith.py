@@ -179,7 +179,7 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 def _cpu_ufunc(ufunc, x: NDArray, other, kind):
     """``ufunc(x, other)`` as an NDArray for the plain CPU cases, else ``None``."""
     ctx = x._ctx
-    if ctx.device_typeid != 1:
+    if ctx.device_typeid != 1 or type(x) is not NDArray:  # sparse: the operators' kernels
         return None
     a = x._data
     if kind is NDArray:
@@ -199,7 +199,7 @@ def _cpu_ufunc(ufunc, x: NDArray, other, kind):
 def _cpu_ufunc_inplace(ufunc, x: NDArray, other, kind) -> bool:
     """``ufunc(x, other, out=x)`` for the plain CPU cases; False where it does not apply."""
     ctx = x._ctx
-    if ctx.device_typeid != 1:
+    if ctx.device_typeid != 1 or type(x) is not NDArray:  # sparse: the operators' kernels
         return False
     a = x._data
     if kind is NDArray:

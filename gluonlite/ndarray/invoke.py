@@ -14,6 +14,9 @@ from ..ops.registry import OpContext
 
 # Set by ndarray.py once the class exists (ndarray.py imports this module).
 NDArray = None
+# Set by sparse.py: ``run_sparse(op, inputs, attrs, out, ctx)`` runs an operator's sparse
+# kernel when an input is sparse, or returns None (the dense forward then runs).
+run_sparse = None
 
 
 def _op_context(ctx, is_train: bool) -> OpContext:
@@ -57,6 +60,17 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
                                      "as_in_context")
     elif ctx is None:
         ctx = current_context()
+    if op.sparse_forward is not None:
+        dense = out is None and not op.sparse_from_dense
+        if dense:
+            for x in inputs:
+                if type(x) is not NDArray:
+                    dense = False
+                    break
+        if not dense:
+            res = run_sparse(op, inputs, attrs, out, ctx)
+            if res is not None:
+                return res
     # explicit loops: comprehensions cost an extra frame before Python 3.12
     if n_in == 1:
         datas = [inputs[0]._data]
@@ -81,7 +95,10 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
         raise _explain(op, attrs, datas, err) from err
     if op.aux_names:
         for i in op.aux_indices(attrs):
-            inputs[i]._bump()
+            x = inputs[i]
+            if type(x) is not NDArray:  # a sparse state ran densified: store the result
+                x._assign_raw(datas[i])
+            x._bump()
     if out is None:
         nd_type = oc.xp.ndarray
         outputs = []
@@ -147,7 +164,7 @@ def _out_buffers(out, ctx):
     them lives elsewhere (the result is then copied as for other operators)."""
     outs = [out] if isinstance(out, NDArray) else list(out)
     for o in outs:
-        if o._ctx is not ctx and o._ctx != ctx:
+        if o._ctx is not ctx and o._ctx != ctx or type(o) is not NDArray:
             return None
     return [o._data for o in outs]
 
@@ -174,7 +191,9 @@ def _fill_out(op, res, outs_nd, xp, ctx):
             outputs.append(NDArray(r, ctx))
             continue
         dst = outs_nd[i]
-        if r is not dst._data:
+        if type(dst) is not NDArray:  # a sparse array: store the dense result its way
+            dst._assign_raw(r)
+        elif r is not dst._data:
             if dst.shape != tuple(r.shape):
                 raise MXNetError(f"Operator {op.name}: out= has shape {dst.shape} but the "
                                  f"result has shape {tuple(r.shape)}")

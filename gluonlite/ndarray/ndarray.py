@@ -112,7 +112,8 @@ class NDArray:
 
     @property
     def stype(self) -> str:
-        """Storage type; gluonlite arrays are always ``'default'`` (dense)."""
+        """Storage type: ``'default'`` (dense); the sparse classes of
+        :mod:`gluonlite.ndarray.sparse` say ``'row_sparse'`` or ``'csr'``."""
         return "default"
 
     @property
@@ -175,6 +176,9 @@ class NDArray:
             if other.shape != self.shape:
                 raise MXNetError(f"copyto: shape mismatch, source {self.shape} and "
                                  f"target {other.shape}")
+            if type(other) is not NDArray:  # sparse: cast to its storage type
+                other._assign_raw(_move(self._data, other._ctx))
+                return other
             other._data[...] = _move(self._data, other._ctx).astype(other._data.dtype, copy=False)
             other._bump()
             return other
@@ -198,9 +202,12 @@ class NDArray:
     as_in_ctx = as_in_context
 
     def tostype(self, stype: str) -> "NDArray":
-        if stype != "default":
-            raise MXNetError(f"tostype: storage type '{stype}' is not supported (dense only)")
-        return self
+        """This array with storage type ``stype`` (``'row_sparse'``, ``'csr'``: a sparse
+        copy; ``'default'``: this array)."""
+        if stype == "default":
+            return self
+        from .sparse import cast_storage
+        return cast_storage(self, stype)
 
     def wait_to_read(self) -> None:
         """Block until pending writes are done (synchronizes the GPU stream)."""
@@ -212,11 +219,17 @@ class NDArray:
 
     # -- autograd ------------------------------------------------------------------
     def attach_grad(self, grad_req: str = "write", stype=None) -> None:
-        """Allocate a gradient buffer and make this array a leaf of future recordings."""
+        """Allocate a gradient buffer (of storage type ``stype``, dense by default) and make
+        this array a leaf of future recordings."""
         if grad_req not in ("write", "add", "null"):
             raise MXNetError(f"attach_grad: invalid grad_req '{grad_req}'")
-        xp = array_module(self._data)
-        self._grad = NDArray(xp.zeros(self._data.shape, dtype=self._data.dtype), self._ctx)
+        if stype is not None and stype != "default":
+            from .sparse import zeros as sparse_zeros
+            self._grad = sparse_zeros(stype, self.shape, ctx=self._ctx, dtype=self.dtype)
+        else:
+            data = self._data
+            xp = array_module(data)
+            self._grad = NDArray(xp.zeros(data.shape, dtype=data.dtype), self._ctx)
         self._grad_req = grad_req
         self._entry = None
 
@@ -359,7 +372,7 @@ def _move(data, ctx: Context):
 
 def _nd_func(name):
     from . import _api
-    return getattr(_api, name)
+    return _api.function(name)
 
 
 _DEFAULT_DTYPE = np.dtype(np.float32)
@@ -432,7 +445,11 @@ def empty(shape, ctx: Context | None = None, dtype=None) -> NDArray:
 
 
 def zeros(shape, ctx: Context | None = None, dtype=None, stype=None, **kwargs) -> NDArray:
-    """Array of zeros (float32 by default)."""
+    """Array of zeros (float32 by default); a sparse one for ``stype`` ``'row_sparse'`` or
+    ``'csr'``."""
+    if stype is not None and stype != "default":
+        from .sparse import zeros as sparse_zeros
+        return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
     return _creation("zeros", shape, ctx, dtype)
 
 

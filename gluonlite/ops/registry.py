@@ -185,6 +185,16 @@ class OpDef:
         ``forward`` may be handed ``out`` buffers that alias its inputs (it reads an
         element before writing it): ``nd.X(..., out=weight)`` then writes the weight
         in place instead of through a temporary.  The update operators declare it.
+    sparse_forward : callable, optional
+        MXNet's storage-type dispatch (``FComputeEx``):
+        ``f(oc, attrs, inputs, out) -> list or None``, called instead of ``forward``
+        when an input is sparse.  Sparse inputs (and sparse ``out`` buffers) arrive as
+        :mod:`~gluonlite.ops.sparse_storage` records, dense ones as arrays; outputs may
+        be either.  ``None`` means "no sparse kernel for these storage types": the
+        dense ``forward`` then runs on densified inputs (MXNet's storage fallback).
+    sparse_from_dense : bool
+        ``sparse_forward`` also runs when every input is dense (``cast_storage``, which
+        makes sparse arrays from dense ones).
     open_attrs : bool
         Accept undeclared attributes and keep them as strings (``str(value)``), the
         way MXNet passes ``Custom``'s keyword arguments to the user's operator.
@@ -207,8 +217,11 @@ class OpDef:
                  fuse_int: bool | Callable = False, fuse_shape: str = "same",
                  input_init: dict | None = None, float32_inputs: Sequence[str] = (),
                  second_order: bool | None = None, cuda_fn: Callable | None = None,
-                 json_num_outputs: int | Callable | None = None):
+                 json_num_outputs: int | Callable | None = None,
+                 sparse_forward: Callable | None = None, sparse_from_dense: bool = False):
         self.name = name
+        self.sparse_forward = sparse_forward
+        self.sparse_from_dense = sparse_from_dense
         self.json_num_outputs = json_num_outputs
         if elementwise is None:
             elementwise = bool(getattr(infer_shape, "elementwise", False))

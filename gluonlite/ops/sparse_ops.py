@@ -1,0 +1,264 @@
+"""Sparse operators and the sparse kernels of dense operators (MXNet's ``FComputeEx``).
+
+New operators: ``cast_storage`` and ``_sparse_retain`` (``nd.sparse.retain``).
+
+Sparse kernels (``sparse_forward``) given to operators defined elsewhere, for the
+storage types where MXNet keeps a sparse result:
+
+* zero-preserving unary math and ``x * s``, ``x / s``: row_sparse -> row_sparse,
+  csr -> csr, computed on the stored values only;
+* ``elemwise_add``/``_sub`` (and the ``broadcast_*`` ones on equal shapes) of two row_sparse (union of rows) or two csr arrays,
+  ``elemwise_mul`` of two sparse arrays of one type or a sparse and a dense one;
+  ``add_n`` of row_sparse arrays (what kvstore aggregation sums);
+* ``zeros_like`` of a sparse array;
+* ``dot(csr, dense)`` -> dense and ``dot(csr.T, dense)`` -> row_sparse.
+
+Any other combination returns ``None`` and the dense operator runs on densified
+inputs (MXNet's storage fallback), giving a dense result.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .attrs import Attr
+from .common import fail, put, same_shape_infer
+from .registry import OpDef, get_op, register
+from .sparse_storage import (CSRStorage, IDX_DTYPE, RowSparseStorage, empty_storage,
+                             from_dense, to_dense)
+from . import elemwise_binary, elemwise_scalar, elemwise_unary, matmul, activation  # noqa: F401
+
+_STYPES = ("default", "row_sparse", "csr")
+
+
+def _is_sparse(a) -> bool:
+    return hasattr(a, "stype")
+
+
+def _stype(a) -> str:
+    return a.stype if _is_sparse(a) else "default"
+
+
+def _dense(xp, a):
+    return to_dense(xp, a) if _is_sparse(a) else a
+
+
+def _with_values(st, values):
+    """A record with ``st``'s structure and new ``values``."""
+    if st.stype == "csr":
+        return CSRStorage(values, st.indices.copy(), st.indptr.copy(), st.shape)
+    return RowSparseStorage(values, st.indices.copy(), st.shape)
+
+
+# ----------------------------------------------------------------------------- cast_storage
+
+
+def _cast_forward(oc, attrs, inputs, out):
+    """Dense path (the input densified): a copy, for ``stype='default'``."""
+    return [put(out, 0, inputs[0].copy())]
+
+
+def _cast_sparse(oc, attrs, inputs, out):
+    x = inputs[0]
+    target = attrs.stype
+    if target == "default":
+        return [_dense(oc.xp, x) if _is_sparse(x) else x.copy()]
+    if _stype(x) == target:
+        return [x.copy()]
+    return [from_dense(oc.xp, _dense(oc.xp, x), target)]
+
+
+def _cast_backward(oc, attrs, inputs, outputs, out_grads):
+    return [out_grads[0]]
+
+
+register(OpDef(
+    "cast_storage", _cast_forward, backward=_cast_backward,
+    attrs={"stype": Attr("str", choices=_STYPES)},
+    infer_shape=same_shape_infer("cast_storage"), sparse_forward=_cast_sparse, sparse_from_dense=True,
+    backward_uses=(),
+    doc="Cast an array to storage type ``stype`` ('default', 'row_sparse' or 'csr')."))
+
+
+# ----------------------------------------------------------------------------- retain
+
+
+def _retained_mask(xp, rows, indices, n_rows):
+    idx = indices.astype(IDX_DTYPE).reshape(-1)
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n_rows):
+        fail("_sparse_retain", f"indices must be in [0, {n_rows}), got values from "
+                               f"{int(idx.min())} to {int(idx.max())}")
+    keep = xp.zeros(n_rows, dtype=bool)
+    keep[idx] = True
+    return keep[rows]
+
+
+def _retain_forward(oc, attrs, inputs, out):
+    data, indices = inputs
+    xp = oc.xp
+    keep = _retained_mask(xp, xp.arange(data.shape[0]), indices, data.shape[0])
+    return [put(out, 0, data * keep.reshape((-1,) + (1,) * (data.ndim - 1)).astype(data.dtype))]
+
+
+def _retain_sparse(oc, attrs, inputs, out):
+    data, indices = inputs
+    if _stype(data) != "row_sparse":
+        fail("_sparse_retain", f"the data must be row_sparse, not {_stype(data)}")
+    xp = oc.xp
+    idx = _dense(xp, indices)
+    keep = _retained_mask(xp, data.indices, idx, data.shape[0])
+    return [RowSparseStorage(data.values[keep], data.indices[keep], data.shape)]
+
+
+def _retain_backward(oc, attrs, inputs, outputs, out_grads):
+    data, indices = inputs
+    xp = oc.xp
+    keep = _retained_mask(xp, xp.arange(data.shape[0]), indices, data.shape[0])
+    g = out_grads[0] * keep.reshape((-1,) + (1,) * (data.ndim - 1)).astype(data.dtype)
+    return [g, None]
+
+
+def _retain_infer(attrs, in_shapes):
+    return [in_shapes[0], in_shapes[1]], [in_shapes[0]]
+
+
+register(OpDef(
+    "_sparse_retain", _retain_forward, backward=_retain_backward,
+    inputs=("data", "indices"), infer_shape=_retain_infer,
+    infer_type=lambda op, attrs, dts: ([dts[0], dts[1]], [dts[0]]),
+    sparse_forward=_retain_sparse, backward_uses=("inputs",),
+    doc="The rows of a row_sparse array listed in ``indices`` (``nd.sparse.retain``)."))
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+
+def _values_kernel(op):
+    """Sparse kernel of a zero-preserving one-input operator: ``op`` on the values."""
+    def kernel(oc, attrs, inputs, out):
+        x = inputs[0]
+        if not _is_sparse(x):
+            return None
+        values = op.forward(oc, attrs, [x.values], None)[0]
+        return [_with_values(x, values)]
+    return kernel
+
+
+# unary math with f(0) == 0, and multiplication/division by a number (MXNet keeps these
+# sparse for row_sparse and csr inputs)
+_ZERO_PRESERVING = (
+    "abs", "sign", "negative", "relu", "sqrt", "square", "cbrt", "sin", "tan", "sinh",
+    "tanh", "arcsin", "arctan", "arcsinh", "arctanh", "degrees", "radians", "floor",
+    "ceil", "rint", "round", "fix", "trunc", "expm1", "log1p", "_copy", "BlockGrad",
+    "make_loss", "_mul_scalar", "_div_scalar")
+
+
+def _union_rows(xp, a, b, sign_b: float):
+    rows = xp.union1d(a.indices, b.indices).astype(IDX_DTYPE)
+    dtype = np.result_type(a.values.dtype, b.values.dtype)
+    values = xp.zeros((rows.shape[0],) + tuple(a.shape[1:]), dtype=dtype)
+    values[xp.searchsorted(rows, a.indices)] += a.values
+    pos = xp.searchsorted(rows, b.indices)
+    if sign_b > 0:
+        values[pos] += b.values
+    else:
+        values[pos] -= b.values
+    return RowSparseStorage(values, rows, a.shape)
+
+
+def _add_sub_kernel(sign: float):
+    def kernel(oc, attrs, inputs, out):
+        a, b = inputs
+        if _stype(a) != _stype(b) or not _is_sparse(a) or a.shape != b.shape:
+            return None  # sparse + dense and mixed sparse types: dense result
+        xp = oc.xp
+        if a.stype == "row_sparse":
+            return [_union_rows(xp, a, b, sign)]
+        da, db = to_dense(xp, a), to_dense(xp, b)
+        return [from_dense(xp, da + db if sign > 0 else da - db, "csr")]
+    return kernel
+
+
+def _mul_kernel(oc, attrs, inputs, out):
+    a, b = inputs
+    if a.shape != b.shape:
+        return None
+    xp = oc.xp
+    sparse = a if _is_sparse(a) else b
+    other = b if sparse is a else a
+    if not _is_sparse(sparse) or (_is_sparse(other) and other.stype != sparse.stype):
+        return None
+    if sparse.stype == "row_sparse":
+        rows = sparse.indices
+        if _is_sparse(other):
+            rows = xp.intersect1d(sparse.indices, other.indices).astype(IDX_DTYPE)
+            mine = sparse.values[xp.searchsorted(sparse.indices, rows)]
+            theirs = other.values[xp.searchsorted(other.indices, rows)]
+            return [RowSparseStorage(mine * theirs, rows, sparse.shape)]
+        return [RowSparseStorage(sparse.values * other[rows], rows.copy(), sparse.shape)]
+    product = to_dense(xp, sparse) * _dense(xp, other)
+    return [from_dense(xp, product, "csr")]
+
+
+def _add_n_kernel(oc, attrs, inputs, out):
+    if not all(_stype(x) == "row_sparse" for x in inputs):
+        return None
+    xp = oc.xp
+    total = inputs[0]
+    for x in inputs[1:]:
+        total = _union_rows(xp, total, x, 1.0)
+    return [total if len(inputs) > 1 else total.copy()]
+
+
+def _zeros_like_kernel(oc, attrs, inputs, out):
+    x = inputs[0]
+    if not _is_sparse(x):
+        return None
+    return [empty_storage(oc.xp, x.stype, x.shape, x.values.dtype)]
+
+
+# ----------------------------------------------------------------------------- dot
+
+
+def _scatter_add(xp, out, index, values) -> None:
+    xp.add.at(out, index, values)
+
+
+def _dot_kernel(oc, attrs, inputs, out):
+    a, b = inputs
+    if _stype(a) != "csr" or _is_sparse(b) or b.ndim != 2:
+        return None  # only csr x dense has a kernel; the rest runs densified
+    xp = oc.xp
+    rhs = b.T if attrs.transpose_b else b
+    n_rows, n_cols = a.shape
+    rows = xp.repeat(xp.arange(n_rows, dtype=IDX_DTYPE), xp.diff(a.indptr))
+    dtype = np.result_type(a.values.dtype, rhs.dtype)
+    if not attrs.transpose_a:
+        if rhs.shape[0] != n_cols:
+            fail("dot", f"shapes {a.shape} and {tuple(rhs.shape)} do not match", a.shape,
+                 b.shape)
+        result = xp.zeros((n_rows, rhs.shape[1]), dtype=dtype)
+        _scatter_add(xp, result, rows, a.values[:, None] * rhs[a.indices])
+        return [result]
+    if rhs.shape[0] != n_rows:
+        fail("dot", f"shapes {a.shape}^T and {tuple(rhs.shape)} do not match", a.shape,
+             b.shape)
+    dense = xp.zeros((n_cols, rhs.shape[1]), dtype=dtype)
+    _scatter_add(xp, dense, a.indices, a.values[:, None] * rhs[rows])
+    used = xp.unique(a.indices).astype(IDX_DTYPE)
+    return [RowSparseStorage(dense[used], used, dense.shape)]
+
+
+def _attach() -> None:
+    for name in _ZERO_PRESERVING:
+        op = get_op(name)
+        op.sparse_forward = _values_kernel(op)
+    for prefix in ("elemwise", "broadcast"):  # equal shapes: what ``x + y`` calls
+        get_op(f"{prefix}_add").sparse_forward = _add_sub_kernel(1.0)
+        get_op(f"{prefix}_sub").sparse_forward = _add_sub_kernel(-1.0)
+        get_op(f"{prefix}_mul").sparse_forward = _mul_kernel
+    get_op("add_n").sparse_forward = _add_n_kernel
+    get_op("zeros_like").sparse_forward = _zeros_like_kernel
+    get_op("dot").sparse_forward = _dot_kernel
+
+
+_attach()

@@ -1,0 +1,32 @@
+"""Samples for the sparse operators (``sparse_ops.py``), run on dense inputs: the
+harness checks the dense path; ``tests/test_sparse_ndarray.py`` checks the kernels."""
+import numpy as np
+
+from ..harness import Sample
+
+_rng = np.random.default_rng(11)
+_x = _rng.uniform(-2, 2, size=(4, 3))
+_x[1] = 0.0                          # a zero row: dropped by row_sparse storage
+_x3 = _rng.uniform(-2, 2, size=(5, 2, 3))
+_ints = np.array([[0, 4], [0, 0], [7, 0]], dtype=np.int32)
+
+
+def _retain_ref(data, indices):
+    keep = np.zeros(data.shape[0], dtype=bool)
+    keep[indices.astype(np.int64)] = True
+    return data * keep.reshape((-1,) + (1,) * (data.ndim - 1))
+
+
+SAMPLES = {
+    "cast_storage": [
+        Sample([_x], {"stype": "default"}, ref=lambda x, stype: x),
+        Sample([_x], {"stype": "row_sparse"}, ref=lambda x, stype: x),
+        Sample([_x], {"stype": "csr"}, ref=lambda x, stype: x),
+        Sample([_x3], {"stype": "row_sparse"}, ref=lambda x, stype: x),
+        Sample([_ints], {"stype": "csr"}, ref=lambda x, stype: x),
+    ],
+    "_sparse_retain": [
+        Sample([_x, np.array([0.0, 2.0])], ref=_retain_ref, grad=[0]),
+        Sample([_x3, np.array([4.0, 1.0, 3.0])], ref=_retain_ref, grad=[0]),
+    ],
+}
