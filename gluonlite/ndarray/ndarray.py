@@ -439,8 +439,12 @@ def _fill(xp, fill, shape, dt, value):
     return xp.full(shape, value, dtype=dt)
 
 
-def empty(shape, ctx: Context | None = None, dtype=None) -> NDArray:
-    """Uninitialized array (float32 by default)."""
+def empty(shape, ctx: Context | None = None, dtype=None, stype=None) -> NDArray:
+    """Uninitialized array (float32 by default); an empty sparse one for ``stype``
+    ``'row_sparse'`` or ``'csr'``."""
+    if stype is not None and stype != "default":
+        from .sparse import empty as sparse_empty
+        return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
     return _creation("empty", shape, ctx, dtype)
 
 

@@ -432,6 +432,7 @@ def row_sparse_array(arg1, shape=None, ctx: Context | None = None,
         out = arg1.copyto(ctx)
         return out.astype(dtype) if dtype is not None else out
     if _is_shape(arg1):
+        _check_shape_arg(arg1, shape)
         return zeros("row_sparse", arg1, ctx=ctx, dtype=dtype)
     if isinstance(arg1, tuple) and len(arg1) == 2:
         data, indices = arg1
@@ -459,6 +460,7 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
         out = arg1.copyto(ctx)
         return out.astype(dtype) if dtype is not None else out
     if _is_shape(arg1) and len(arg1) == 2:
+        _check_shape_arg(arg1, shape)
         return zeros("csr", arg1, ctx=ctx, dtype=dtype)
     if hasattr(arg1, "tocsr") and hasattr(arg1, "indptr") or type(arg1).__module__.startswith(
             "scipy.sparse"):
@@ -491,11 +493,17 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
     return _from_dense_source(arg1, "csr", shape, ctx, dtype)
 
 
+def _check_shape_arg(arg1: tuple, shape) -> None:
+    if shape is not None and tuple(shape) != tuple(arg1):
+        raise ValueError(f"the shape {tuple(arg1)} given as first argument differs from "
+                         f"shape={tuple(shape)}")
+
+
 def _from_dense_source(source, stype, shape, ctx, dtype):
     dt = _dtype_of(source, dtype)
     dense = _host(source, dt)
     if shape is not None and tuple(dense.shape) != tuple(shape):
-        raise MXNetError(f"{stype}: the source has shape {dense.shape}, not {tuple(shape)}")
+        raise ValueError(f"{stype}: the source has shape {dense.shape}, not {tuple(shape)}")
     xp = ctx.xp
     if ctx.device_typeid == 2:
         with xp.cuda.Device(ctx.device_id):
@@ -511,6 +519,9 @@ def zeros(stype: str, shape, ctx: Context | None = None, dtype=None,
     if stype == "default":
         from .ndarray import zeros as dense_zeros
         return dense_zeros(shape, ctx=ctx, dtype=dtype)
+    if stype not in _CLASSES:
+        raise ValueError(f"unknown storage type '{stype}'; expected 'default', "
+                         f"'row_sparse' or 'csr'")
     ctx = _resolve_ctx(ctx)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
@@ -549,12 +560,14 @@ def cast_storage(data: NDArray, stype: str, out=None) -> NDArray:
     return _nd_func("cast_storage")(data, stype=stype, out=out)
 
 
-def retain(data: RowSparseNDArray, indices, out=None) -> RowSparseNDArray:
+def retain(data: RowSparseNDArray, indices=None, out=None, **kwargs) -> RowSparseNDArray:
     """The rows of ``data`` listed in ``indices`` (``_sparse_retain``)."""
+    if indices is None:  # the operator names what is missing
+        return _nd_func("_sparse_retain")(data, out=out, **kwargs)
     if not isinstance(indices, NDArray):
         indices = NDArray(data._ctx.xp.asarray(np.asarray(indices, dtype=np.int64)),
                           data._ctx)
-    return _nd_func("_sparse_retain")(data, indices, out=out)
+    return _nd_func("_sparse_retain")(data, indices, out=out, **kwargs)
 
 
 def dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool = False,

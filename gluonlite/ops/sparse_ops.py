@@ -133,23 +133,29 @@ register(OpDef(
 
 
 def _values_kernel(op):
-    """Sparse kernel of a zero-preserving one-input operator: ``op`` on the values."""
+    """Sparse kernel of a one-input operator that maps zero to zero: ``op`` on the stored
+    values.  Whether zero stays zero is checked per call, since for the scalar operators
+    it depends on the scalar (``x == 1`` keeps a sparse result, ``x == 0`` does not)."""
     def kernel(oc, attrs, inputs, out):
         x = inputs[0]
         if not _is_sparse(x):
             return None
+        zero = op.forward(oc, attrs, [oc.xp.zeros(1, dtype=x.values.dtype)], None)[0]
+        if bool(zero.reshape(-1)[0] != 0):
+            return None  # not zero-preserving here: the dense result
         values = op.forward(oc, attrs, [x.values], None)[0]
         return [_with_values(x, values)]
     return kernel
 
 
-# unary math with f(0) == 0, and multiplication/division by a number (MXNet keeps these
-# sparse for row_sparse and csr inputs)
+# unary math with f(0) == 0, and the operators with a number that MXNet keeps sparse for
+# row_sparse and csr inputs where they map zero to zero
 _ZERO_PRESERVING = (
     "abs", "sign", "negative", "relu", "sqrt", "square", "cbrt", "sin", "tan", "sinh",
     "tanh", "arcsin", "arctan", "arcsinh", "arctanh", "degrees", "radians", "floor",
     "ceil", "rint", "round", "fix", "trunc", "expm1", "log1p", "_copy", "BlockGrad",
-    "make_loss", "_mul_scalar", "_div_scalar")
+    "make_loss", "_mul_scalar", "_div_scalar", "_equal_scalar", "_not_equal_scalar",
+    "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar")
 
 
 def _union_rows(xp, a, b, sign_b: float):
