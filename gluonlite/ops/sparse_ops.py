@@ -1,6 +1,8 @@
 """Sparse operators and the sparse kernels of dense operators (MXNet's ``FComputeEx``).
 
-New operators: ``cast_storage`` and ``_sparse_retain`` (``nd.sparse.retain``).
+New operators: ``cast_storage``, ``_sparse_retain`` (``nd.sparse.retain``),
+``_square_sum`` (``sum(square(x))`` in one pass) and ``_contrib_SparseEmbedding``
+(``Embedding`` whose weight is meant to be row_sparse).
 
 Sparse kernels (``sparse_forward``) given to operators defined elsewhere, for the
 storage types where MXNet keeps a sparse result:
@@ -26,6 +28,8 @@ from .registry import OpDef, get_op, register
 from .sparse_storage import (CSRStorage, IDX_DTYPE, RowSparseStorage, empty_storage,
                              from_dense, to_dense)
 from . import elemwise_binary, elemwise_scalar, elemwise_unary, matmul, activation  # noqa: F401
+from .embedding_lrn import _emb_backward, _emb_forward, _emb_infer_shape, _emb_infer_type
+from .reduce import reduce_axes, reduced_shape
 
 _STYPES = ("default", "row_sparse", "csr")
 
@@ -127,6 +131,65 @@ register(OpDef(
     infer_type=lambda op, attrs, dts: ([dts[0], dts[1]], [dts[0]]),
     sparse_forward=_retain_sparse, backward_uses=("inputs",),
     doc="The rows of a row_sparse array listed in ``indices`` (``nd.sparse.retain``)."))
+
+
+# ----------------------------------------------------------------------------- _square_sum
+
+
+def _square_sum_forward(oc, attrs, inputs, out):
+    x = inputs[0]
+    axes = reduce_axes("_square_sum", attrs.axis, attrs.exclude, x.ndim, x.shape)
+    y = oc.xp.sum(x * x, axis=axes).astype(x.dtype, copy=False)
+    return [put(out, 0, y.reshape(reduced_shape(x.shape, axes, attrs.keepdims)))]
+
+
+def _square_sum_backward(oc, attrs, inputs, outputs, out_grads):
+    x = inputs[0]
+    axes = reduce_axes("_square_sum", attrs.axis, attrs.exclude, x.ndim, x.shape)
+    keep = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return [(2 * x * out_grads[0].reshape(keep)).astype(x.dtype, copy=False)]
+
+
+def _square_sum_sparse(oc, attrs, inputs, out):
+    """row_sparse summed over its columns with ``keepdims``: row_sparse, one value per
+    stored row (MXNet's kernel); other cases are dense."""
+    x = inputs[0]
+    if _stype(x) != "row_sparse" or len(x.shape) != 2 or not attrs.keepdims:
+        return None
+    if reduce_axes("_square_sum", attrs.axis, attrs.exclude, 2, x.shape) != (1,):
+        return None
+    v = x.values
+    sums = oc.xp.sum(v * v, axis=1, keepdims=True).astype(v.dtype, copy=False)
+    return [RowSparseStorage(sums, x.indices.copy(), (x.shape[0], 1))]
+
+
+def _square_sum_infer(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None:
+        return [None], [None]
+    axes = reduce_axes("_square_sum", attrs.axis, attrs.exclude, len(s), s)
+    return [tuple(s)], [reduced_shape(tuple(s), axes, attrs.keepdims)]
+
+
+register(OpDef(
+    "_square_sum", _square_sum_forward, backward=_square_sum_backward,
+    attrs={"axis": Attr("shape", None), "keepdims": Attr("bool", False),
+           "exclude": Attr("bool", False)},
+    infer_shape=_square_sum_infer, sparse_forward=_square_sum_sparse,
+    backward_uses=("inputs",),
+    doc="Sum of squares over ``axis`` (``sum(square(x))`` without the squared temporary)."))
+
+
+# ----------------------------------------------------------------------------- SparseEmbedding
+
+register(OpDef(
+    "_contrib_SparseEmbedding", _emb_forward, backward=_emb_backward,
+    attrs={"input_dim": Attr("int"), "output_dim": Attr("int"),
+           "dtype": Attr("dtype", np.dtype(np.float32)), "deterministic": Attr("bool", False)},
+    inputs=("data", "weight"), infer_shape=_emb_infer_shape, infer_type=_emb_infer_type,
+    backward_uses=("inputs",),
+    doc="``Embedding`` for a row_sparse weight (MXNet's ``contrib.SparseEmbedding``); "
+        "its gradient is written into a row_sparse buffer where the weight has one."))
 
 
 # ----------------------------------------------------------------------------- elementwise

@@ -17,7 +17,24 @@ def _retain_ref(data, indices):
     return data * keep.reshape((-1,) + (1,) * (data.ndim - 1))
 
 
+_idx = np.array([[0, 3], [2, 2]], dtype=np.float32)
+_w = _rng.uniform(-1, 1, size=(4, 3))
+
 SAMPLES = {
+    "_square_sum": [
+        Sample([_x], {"axis": 1, "keepdims": True},
+               ref=lambda x, axis, keepdims: (x * x).sum(axis=axis, keepdims=keepdims)),
+        Sample([_x3], {"axis": (0, 2)}, ref=lambda x, axis: (x * x).sum(axis=axis)),
+        Sample([_x3], {"axis": 1, "exclude": True},
+               ref=lambda x, axis, exclude: (x * x).sum(axis=(0, 2))),
+        Sample([_x], ref=lambda x: np.array([(x * x).sum()])),
+        Sample([_x.astype(np.float32)], {"axis": -1},
+               ref=lambda x, axis: (x * x).sum(axis=axis), rtol=1e-5, grad=False),
+    ],
+    "_contrib_SparseEmbedding": [
+        Sample([_idx, _w], {"input_dim": 4, "output_dim": 3}, ref=lambda d, w, **kw:
+               w[d.astype(np.int64)], grad=[1]),
+    ],
     "cast_storage": [
         Sample([_x], {"stype": "default"}, ref=lambda x, stype: x),
         Sample([_x], {"stype": "row_sparse"}, ref=lambda x, stype: x),
