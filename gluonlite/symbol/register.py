@@ -36,11 +36,12 @@ def parse_op_attrs(op: OpDef, strings: dict) -> OpAttrs:
 
 
 def _user_attrs(attr: dict | None) -> dict:
+    """``attr=`` and the AttrScope's attributes, as strings: MXNet's operator front end
+    converts other values with ``str()`` (GluonCV's SSD passes ``{'__init__': Xavier()}``),
+    while ``sym.var`` refuses them."""
     out = {}
     for key, value in AttrScope.current.get(attr).items():
-        if not isinstance(value, str):
-            raise ValueError(f"Attribute {key} must be a string, got {type(value).__name__}")
-        out[user_key(key)] = value
+        out[user_key(key)] = value if isinstance(value, str) else str(value)
     return out
 
 

@@ -222,3 +222,15 @@ def test_like_samplers_name_nodes_as_mxnet():
     assert s.name == "normal_like0"
     assert s.get_children().list_outputs() == ["x"]
     assert s.list_attr() == {"loc": "1"}
+
+
+def test_operator_attr_values_are_converted_with_str_as_mxnet_does():
+    """GluonCV's SSD passes ``attr={'__init__': Xavier(...)}`` to operators: MXNet's
+    operator front end stores ``str(value)``; ``sym.var`` still refuses non-strings."""
+    init = mx.init.Xavier(magnitude=2)
+    c = mx.sym.Convolution(mx.sym.var("data"), kernel=(3, 3), num_filter=2, name="c",
+                           attr={"__init__": init, "__lr_mult__": 2.0})
+    assert c.attr("__init__") == str(init)
+    assert c.attr("__lr_mult__") == "2.0"
+    with pytest.raises(ValueError):
+        mx.sym.var("a", attr={"__init__": init})
