@@ -53,6 +53,9 @@ from . import rnn  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import visualization  # noqa: E402,F401
 from . import visualization as viz  # noqa: E402,F401
+from . import error  # noqa: E402,F401
+from . import log  # noqa: E402,F401
+from . import libinfo  # noqa: E402,F401
 
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",

@@ -1,4 +1,5 @@
 """``mx.nd``: NDArray, creation functions and one function per registry operator."""
+import sys as _sys
 from . import ndarray  # noqa: F401
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, linspace, eye,
                       concatenate,  # noqa: F401
@@ -25,5 +26,9 @@ _fluent.install()
 globals().update({k: v for k, v in vars(_api).items()
                   if not k.startswith("_") and callable(v) and k not in globals()})
 del _arith
+
+# MXNet's generated-file module names for the namespaces defined as real modules here
+_sys.modules.setdefault(__name__ + ".gen_random", random)
+_sys.modules.setdefault(__name__ + ".gen_sparse", sparse)
 
 __all__ = [k for k in globals() if not k.startswith("_")]

@@ -49,9 +49,12 @@ class OpNamespaces:
         self.op = types.ModuleType(f"{package}.op")
         self.internal = types.ModuleType(f"{package}._internal")
         self.subs = {s: types.ModuleType(f"{package}.{s}") for s in subs}
-        # importable as modules (``from mxnet.symbol.contrib import SyncBatchNorm``)
+        # importable as modules (``from mxnet.symbol.contrib import SyncBatchNorm``), also
+        # under the names of MXNet's generated files (``mxnet.ndarray.gen_op``)
         for module in [self.op, self.internal, *self.subs.values()]:
             sys.modules.setdefault(module.__name__, module)
+            base, short = module.__name__.rsplit(".", 1)
+            sys.modules.setdefault(f"{base}.gen_{short}", module)
         self.functions: dict = {}
         self.public: dict = {}
         for opdef in all_ops():

@@ -1,5 +1,6 @@
 """``mx.sym``: Symbol, variables, composition, inference and one function per
 registry operator (``sym.FullyConnected``, ``sym.contrib.*``, ``sym.linalg.*``, ...)."""
+import sys as _sys
 from . import graph  # noqa: F401
 from . import symbol  # noqa: F401
 from .symbol import Symbol, Group, load, load_json  # noqa: F401
@@ -14,5 +15,8 @@ from . import random  # noqa: F401
 _fluent.install()
 globals().update({k: v for k, v in _api.public.items() if k not in globals()})
 del _arith
+
+# MXNet's generated-file module name of the random namespace
+_sys.modules.setdefault(__name__ + ".gen_random", random)
 
 __all__ = [k for k in globals() if not k.startswith("_")]

@@ -1,0 +1,105 @@
+"""MXNet 1.9's importable module paths under ``install_mxnet_alias()`` and the small
+modules behind them: ``mx.log``, ``mx.libinfo``, ``mx.error``, ``mx.contrib.autograd``,
+``mx.contrib.io``, ``mx.contrib.ndarray``/``symbol`` and the ``gen_*`` op modules."""
+import importlib
+import logging
+
+import numpy as np
+import pytest
+
+import gluonlite as mx
+
+# module paths MXNet 1.9.1's package tree makes importable that user code imports
+PATHS = ["mxnet.log", "mxnet.libinfo", "mxnet.error", "mxnet.contrib.autograd",
+         "mxnet.contrib.io", "mxnet.contrib.ndarray", "mxnet.contrib.symbol",
+         "mxnet.ndarray.gen_op", "mxnet.ndarray.gen_contrib", "mxnet.ndarray.gen__internal",
+         "mxnet.ndarray.gen_linalg", "mxnet.ndarray.gen_image", "mxnet.ndarray.gen_random",
+         "mxnet.ndarray.gen_sparse", "mxnet.symbol.gen_op", "mxnet.symbol.gen_contrib",
+         "mxnet.symbol.gen__internal", "mxnet.symbol.gen_linalg", "mxnet.symbol.gen_image",
+         "mxnet.symbol.gen_random", "mxnet.symbol.gen_sparse", "mxnet.ndarray.sparse"]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_module_path_imports_under_the_alias(path):
+    mx.install_mxnet_alias()
+    module = importlib.import_module(path)
+    assert module is not None
+
+
+def test_generated_op_modules_hold_the_operators():
+    mx.install_mxnet_alias()
+    from mxnet.ndarray.gen_op import FullyConnected  # noqa: F401 - the import is the test
+    from mxnet.ndarray.gen_contrib import interleaved_matmul_selfatt_qk  # noqa: F401
+    from mxnet.symbol.gen_linalg import gemm2  # noqa: F401
+    import mxnet.contrib.ndarray as cnd
+    assert cnd.index_copy is mx.nd.contrib.index_copy
+
+
+def test_log_format_and_file(tmp_path):
+    path = tmp_path / "log.txt"
+    logger = mx.log.get_logger("gluonlite_test_log", filename=str(path), filemode="w",
+                               level=mx.log.INFO)
+    logger.info("hello %d", 3)
+    logger.debug("hidden")
+    for h in logger.handlers:
+        h.flush()
+    text = path.read_text()
+    assert "hello 3" in text and "hidden" not in text
+    assert text.startswith("\x1b[32mI")
+    assert mx.log.get_logger("gluonlite_test_log", level=logging.DEBUG) is logger
+    assert len(logger.handlers) == 1
+    with pytest.warns(DeprecationWarning):
+        mx.log.getLogger("gluonlite_test_log")
+
+
+def test_libinfo():
+    assert mx.libinfo.__version__ == "1.9.1"
+    with pytest.raises(RuntimeError, match="native"):
+        mx.libinfo.find_lib_path()
+
+
+def test_error_registry():
+    @mx.error.register
+    class MyError(mx.error.MXNetError):
+        pass
+
+    assert mx.error.error_class("MyError") is MyError
+    assert mx.error.error_class("ValueError") is ValueError
+    assert mx.error.error_class("Unknown") is mx.base.MXNetError
+    with pytest.raises(mx.base.MXNetError, match="internal error"):
+        raise mx.error.InternalError("an internal error")
+
+
+def test_contrib_autograd_grad_and_loss():
+    from gluonlite.contrib import autograd as cag
+
+    def f(x, y):
+        return x * x + 3 * y
+
+    x, y = mx.nd.array([1.0, 2.0]), mx.nd.array([5.0, 6.0])
+    grads, loss = cag.grad_and_loss(f)(x, y)
+    np.testing.assert_allclose(grads[0].asnumpy(), [2, 4])
+    np.testing.assert_allclose(grads[1].asnumpy(), [3, 3])
+    np.testing.assert_allclose(loss.asnumpy(), [16, 22])
+    only_x = cag.grad(f, argnum=0)(x, y)
+    np.testing.assert_allclose(only_x[0].asnumpy(), [2, 4])
+    assert not mx.autograd.is_recording() and not mx.autograd.is_training()
+    with cag.train_section():
+        assert mx.autograd.is_recording() and mx.autograd.is_training()
+        with cag.test_section():
+            assert not mx.autograd.is_recording()
+        assert mx.autograd.is_recording()
+
+
+def test_dataloader_iter_pads_the_last_batch():
+    from gluonlite.contrib.io import DataLoaderIter
+    data = np.arange(10, dtype=np.float32).reshape(5, 2)
+    label = np.arange(5, dtype=np.float32)
+    loader = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(data, label), batch_size=2)
+    it = DataLoaderIter(loader)
+    assert it.provide_data[0].shape == (2, 2) and it.provide_label[0].name == "softmax_label"
+    batches = list(it)
+    assert len(batches) == 3 and batches[-1].pad == 1
+    np.testing.assert_array_equal(batches[-1].data[0].asnumpy(), [[8, 9], [0, 0]])
+    it.reset()
+    assert len(list(it)) == 3
