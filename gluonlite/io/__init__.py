@@ -5,3 +5,4 @@ from .ndarray_iter import NDArrayIter  # noqa: F401
 from .utils import _getdata_by_idx, _has_instance, _init_data  # noqa: F401
 from .image_record_iter import ImageRecordIter  # noqa: F401
 from .text_iters import CSVIter, MNISTIter  # noqa: F401
+from .libsvm_iter import LibSVMIter  # noqa: F401
