@@ -1,0 +1,124 @@
+"""Detection operators against MXNet 1.9.1 (fixtures from
+``tests/fixtures/gen_contrib_detection.py``): forward outputs and input gradients,
+imperatively and through a hybridized block; plus MXNetError for bad shapes."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import gluonlite as mx
+from gluonlite.base import MXNetError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = np.load(os.path.join(HERE, "fixtures", "contrib_detection.npz"))
+CASES = sorted({k.rsplit("/", 1)[0] for k in FIX.files})
+
+
+def _fn(ns, op):
+    for part in op.split("."):
+        ns = getattr(ns, part)
+    return ns
+
+
+def _case(case):
+    op = str(FIX[f"{case}/op"])
+    attrs = json.loads(str(FIX[f"{case}/attrs"]))
+    attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in attrs.items()}
+    inputs = [FIX[f"{case}/in{i}"] for i in range(10) if f"{case}/in{i}" in FIX.files]
+    outs = [FIX[f"{case}/out{i}"] for i in range(10) if f"{case}/out{i}" in FIX.files]
+    return op, attrs, inputs, outs
+
+
+def _tol(case):
+    return dict(rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_forward_and_gradient(case):
+    op, attrs, inputs, expected = _case(case)
+    grad_of = [int(i) for i in FIX[f"{case}/grad_of"]]
+    arrays = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
+    for i in grad_of:
+        arrays[i].attach_grad()
+    with mx.autograd.record():
+        res = _fn(mx.nd, op)(*arrays, **attrs)
+    res = res if isinstance(res, (list, tuple)) else [res]
+    assert len(res) == len(expected)
+    for got, exp in zip(res, expected):
+        assert got.shape == exp.shape and got.dtype == exp.dtype, case
+        np.testing.assert_allclose(got.asnumpy(), exp, err_msg=case, **_tol(case))
+    if grad_of:
+        heads = [mx.nd.array(FIX[f"{case}/head{i}"]) for i in range(len(res))]
+        mx.autograd.backward(res, heads)
+        for i in grad_of:
+            np.testing.assert_allclose(arrays[i].grad.asnumpy(), FIX[f"{case}/grad{i}"],
+                                       err_msg=f"{case} gradient {i}", **_tol(case))
+
+
+class _Wrap(mx.gluon.HybridBlock):
+    def __init__(self, op, attrs):
+        super().__init__()
+        self._op, self._attrs = op, attrs
+
+    def hybrid_forward(self, F, *args):
+        return _fn(F, self._op)(*args, **self._attrs)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.split("/")[0] in
+                                  ("nms", "roialign", "roipool", "bm", "mbdet")])
+def test_hybridized(case):
+    op, attrs, inputs, expected = _case(case)
+    net = _Wrap(op, attrs)
+    net.hybridize()
+    res = net(*[mx.nd.array(a, dtype=a.dtype) for a in inputs])
+    res = res if isinstance(res, (list, tuple)) else [res]
+    for got, exp in zip(res, expected):
+        np.testing.assert_allclose(got.asnumpy(), exp, err_msg=case, **_tol(case))
+
+
+def test_contrib_namespaces():
+    for name in ("box_nms", "box_non_maximum_suppression", "box_iou", "box_encode",
+                 "box_decode", "bipartite_matching", "ROIAlign", "MultiBoxPrior",
+                 "MultiBoxTarget", "MultiBoxDetection"):
+        assert hasattr(mx.nd.contrib, name) and hasattr(mx.sym.contrib, name), name
+    assert hasattr(mx.nd, "ROIPooling") and hasattr(mx.sym, "ROIPooling")
+
+
+def test_nms_symbol_shows_one_output():
+    y = mx.sym.contrib.box_nms(mx.sym.var("data"))
+    assert len(y.list_outputs()) == 1
+    _, out_shapes, _ = y.infer_shape(data=(2, 7, 6))
+    assert out_shapes == [(2, 7, 6)]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mx.nd.contrib.box_nms(mx.nd.zeros((5, 4))),
+    lambda: mx.nd.contrib.box_nms(mx.nd.zeros((5, 6)), id_index=3),
+    lambda: mx.nd.contrib.box_nms(mx.nd.zeros((5,))),
+    lambda: mx.nd.contrib.box_iou(mx.nd.zeros((5, 3)), mx.nd.zeros((2, 4))),
+    lambda: mx.nd.contrib.box_decode(mx.nd.zeros((2, 5, 4)), mx.nd.zeros((1, 4, 4))),
+    lambda: mx.nd.contrib.ROIAlign(mx.nd.zeros((1, 3, 4, 4)), mx.nd.zeros((2, 4)),
+                                   pooled_size=(2, 2), spatial_scale=1.0),
+    lambda: mx.nd.contrib.ROIAlign(mx.nd.zeros((1, 3, 4, 4)), mx.nd.zeros((2, 5)),
+                                   pooled_size=(2, 2), spatial_scale=1.0,
+                                   position_sensitive=True),
+    lambda: mx.nd.ROIPooling(mx.nd.zeros((3, 4, 4)), mx.nd.zeros((2, 5)),
+                             pooled_size=(2, 2), spatial_scale=1.0),
+])
+def test_user_errors_raise_mxnet_error(call):
+    with pytest.raises(MXNetError, match="Operator"):
+        call()
+
+
+def test_roialign_negative_batch_index_gives_zeros():
+    data = mx.nd.array(np.random.default_rng(0).standard_normal((1, 2, 5, 5)))
+    rois = mx.nd.array([[-1, 0, 0, 3, 3], [0, 0, 0, 3, 3]])
+    data.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.contrib.ROIAlign(data, rois, pooled_size=(2, 2), spatial_scale=1.0)
+    y.backward()
+    assert np.all(y.asnumpy()[0] == 0) and np.any(y.asnumpy()[1] != 0)
+    only_second = mx.nd.contrib.ROIAlign(data, rois[1:], pooled_size=(2, 2),
+                                         spatial_scale=1.0)
+    np.testing.assert_allclose(y.asnumpy()[1:], only_second.asnumpy())
