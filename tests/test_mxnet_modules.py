@@ -33,6 +33,8 @@ def test_generated_op_modules_hold_the_operators():
     from mxnet.symbol.gen_linalg import gemm2  # noqa: F401
     import mxnet.contrib.ndarray as cnd
     assert cnd.index_copy is mx.nd.contrib.index_copy
+    assert mx.contrib.nd.box_nms is mx.nd.contrib.box_nms
+    assert mx.contrib.sym.box_nms is mx.sym.contrib.box_nms
 
 
 def test_log_format_and_file(tmp_path):

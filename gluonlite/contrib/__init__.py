@@ -1,2 +1,12 @@
-"""``mx.contrib``: experimental MXNet APIs (``amp``: automatic mixed precision)."""
+"""``mx.contrib``: experimental MXNet APIs (``amp``: automatic mixed precision;
+``text``: vocabularies and token embeddings; ``autograd``: the first autograd API;
+``io``: ``DataLoaderIter``; ``ndarray``/``nd`` and ``symbol``/``sym``: the contrib
+operators)."""
 from . import amp  # noqa: F401
+from . import text  # noqa: F401
+from . import autograd  # noqa: F401
+from . import io  # noqa: F401
+from . import ndarray  # noqa: F401
+from . import ndarray as nd  # noqa: F401
+from . import symbol  # noqa: F401
+from . import symbol as sym  # noqa: F401

@@ -4,3 +4,4 @@ the contrib recurrent cells are in ``contrib.rnn``)."""
 from . import nn  # noqa: F401
 from . import rnn  # noqa: F401
 from . import data  # noqa: F401
+from . import estimator  # noqa: F401
