@@ -313,6 +313,18 @@ def _compare_tuple(a, b, rtol, atol):
         _mx().test_utils.assert_almost_equal(a, b, rtol=rtol, atol=atol)
 
 
+def _optimizer_pair(shape, dtype, stype: str, ctx, density):
+    """``(dense copy, array of storage type stype)`` of one random array."""
+    mx = _mx()
+    if stype == "default":
+        second = mx.nd.random.uniform(shape=shape, ctx=ctx, dtype=dtype)
+        return second.copyto(ctx), second
+    if stype not in ("row_sparse", "csr"):
+        raise MXNetError(f"compare_optimizer: unknown storage type '{stype}'")
+    second = mx.test_utils.rand_ndarray(shape, stype, density=density, dtype=dtype, ctx=ctx)
+    return second.copyto(ctx).tostype("default"), second
+
+
 def compare_optimizer(opt1, opt2, shape, dtype, w_stype: str = "default",
                       g_stype: str = "default", rtol: float = 1e-4, atol: float = 1e-5,
                       compare_states: bool = True, ntensors: int = 1) -> None:
@@ -320,19 +332,18 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype: str = "default",
     gradient and assert that weights (and states) agree.
 
     With ``shape`` a list of shapes, ``opt2`` updates all ``ntensors`` tensors in one
-    aggregated call and ``opt1`` one by one.  Only dense storage exists in gluonlite.
+    aggregated call and ``opt1`` one by one.  A sparse ``w_stype`` (``'row_sparse'``,
+    ``'csr'``) gives ``opt2`` a sparse weight holding every row or entry, a sparse
+    ``g_stype`` a sparse gradient of random density (:func:`rand_ndarray`); ``opt1``
+    always gets their dense copies, and results are compared densified.
     """
     mx = _mx()
-    if w_stype != "default" or g_stype != "default":
-        raise MXNetError("compare_optimizer: sparse storage types are not supported in gluonlite")
     ctx = current_context()
     if not isinstance(shape, list):
         if ntensors != 1:
             raise ValueError("compare_optimizer: one shape needs ntensors=1")
-        w2 = mx.nd.random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        w1 = w2.copyto(ctx)
-        g2 = mx.nd.random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        g1 = g2.copyto(ctx)
+        w1, w2 = _optimizer_pair(shape, dtype, w_stype, ctx, density=1)
+        g1, g2 = _optimizer_pair(shape, dtype, g_stype, ctx, density=None)
         state1 = opt1.create_state_multi_precision(0, w1)
         state2 = opt2.create_state_multi_precision(0, w2)
         if compare_states:

@@ -190,8 +190,8 @@ def test_rand_ndarray():
     assert isinstance(r, mx.nd.NDArray) and r.shape == (2, 3) and r.dtype == np.float32
     assert tu.rand_ndarray((2, 3), dtype="float64").dtype == np.float64
     assert tu.rand_ndarray((4,), dtype=np.int32).dtype == np.int32
-    with pytest.raises(MXNetError, match="sparse"):
-        tu.rand_ndarray((2, 3), "csr", density=0.5)
+    csr = tu.rand_ndarray((2, 3), "csr", density=0.5)
+    assert csr.stype == "csr" and csr.shape == (2, 3) and csr.data.shape == (3,)
 
 
 def test_np_reduce():

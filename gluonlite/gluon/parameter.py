@@ -129,9 +129,13 @@ class Parameter:
         Allow ``initialize`` with unknown dimensions (the Block completes it).
     differentiable : bool
         ``False`` forces ``grad_req='null'``.
-    stype, grad_stype : str
-        Storage types; only ``'default'`` (dense) storage is supported.  A
-        ``grad_stype='row_sparse'`` request is accepted and served by dense gradients.
+    stype : {'default', 'row_sparse', 'csr'}
+        Storage type of the value.  A ``'row_sparse'`` parameter is read with
+        :meth:`row_sparse_data` (rows pulled through its Trainer's kvstore), not
+        :meth:`data`.
+    grad_stype : {'default', 'row_sparse', 'csr'}
+        Storage type of the gradient buffers (``'row_sparse'`` for an Embedding with
+        ``sparse_grad=True``).
     """
 
     def __init__(self, name: str, grad_req: str = "write", shape=None, dtype=mx_real_t,
@@ -143,7 +147,7 @@ class Parameter:
         self._grad = None
         self._ctx_list = None
         self._ctx_map = None
-        self._trainer = None
+        self._trainer_ref = None
         self._deferred_init = ()
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
@@ -159,13 +163,8 @@ class Parameter:
             if value not in _STYPES:
                 raise _AssertionError(f"{what} for Parameter '{name}' must be one of "
                                       f"'default', 'row_sparse', or 'csr', but got '{value}'")
-        if stype != "default":
-            raise MXNetError(f"Parameter '{name}': stype='{stype}' is not supported, "
-                             f"gluonlite stores parameters densely (sparse storage is not "
-                             f"supported)")
-        self._stype = "default"
-        # gradients are always dense; a row_sparse request gives the same numbers
-        self._grad_stype = "default"
+        self._stype = stype
+        self._grad_stype = grad_stype
 
     def __repr__(self) -> str:
         return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
@@ -224,8 +223,13 @@ class Parameter:
 
     @property
     def stype(self) -> str:
-        """Storage type of the data (always ``'default'``)."""
+        """Storage type of the data (``'default'``, ``'row_sparse'`` or ``'csr'``)."""
         return self._stype
+
+    @property
+    def _trainer(self):
+        """The Trainer updating this parameter (held weakly), or ``None``."""
+        return self._trainer_ref() if self._trainer_ref is not None else None
 
     # -- initialization ----------------------------------------------------------------
     def initialize(self, init=None, ctx=None, default_init=None,
@@ -286,10 +290,28 @@ class Parameter:
                 data = nd.zeros(self._shape, ctx=cpu(), dtype=self._dtype)
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {"__init__": init}), data)
-            elif not isinstance(data, nd.NDArray) or \
-                    np.dtype(data.dtype) != np.dtype(self._dtype):
-                data = nd.array(data, ctx=cpu(), dtype=self._dtype)
+                data = self._as_stype(data, initialized=True)
+            else:
+                if not isinstance(data, nd.NDArray) or \
+                        np.dtype(data.dtype) != np.dtype(self._dtype):
+                    data = nd.array(data, ctx=cpu(), dtype=self._dtype)
+                data = self._as_stype(data)
             self._init_impl(data, ctx)
+
+    def _as_stype(self, data, initialized: bool = False):
+        """``data`` in this parameter's storage type.
+
+        A freshly initialized ``row_sparse`` value stores every row, as MXNet's
+        initializers fill all rows of a row_sparse array; other conversions keep the
+        nonzero rows (``tostype``)."""
+        if data.stype == self._stype:
+            return data
+        if initialized and self._stype == "row_sparse" and data.stype == "default":
+            nd = _nd()
+            rows = np.arange(data.shape[0], dtype=np.int64)
+            return nd.sparse.row_sparse_array((data.asnumpy(), rows), shape=data.shape,
+                                              ctx=data.context, dtype=data.dtype)
+        return data.tostype(self._stype)
 
     def _init_impl(self, data, ctx_list: Sequence[Context]) -> None:
         """Copy ``data`` onto every context and allocate the gradients."""
@@ -305,7 +327,8 @@ class Parameter:
             self._grad = None
             return
         nd = _nd()
-        self._grad = [nd.zeros(d.shape, ctx=d.context, dtype=d.dtype) for d in self._data]
+        self._grad = [nd.zeros(d.shape, ctx=d.context, dtype=d.dtype, stype=self._grad_stype)
+                      for d in self._data]
         _autograd().mark_variables(self._data, self._grad, self._grad_req)
 
     def _load_init(self, data, ctx, cast_dtype: bool = False,
@@ -331,6 +354,10 @@ class Parameter:
                 data = data.astype(self._dtype, copy=False)
             else:
                 self.dtype = data.dtype
+        if getattr(data, "stype", "default") != self._stype:
+            if not isinstance(data, _nd().NDArray):
+                data = _nd().array(data, ctx=cpu(), dtype=data.dtype)
+            data = data.tostype(self._stype)
         if isinstance(ctx, Context):
             ctx = [ctx]
         if self._data is None:
@@ -371,14 +398,26 @@ class Parameter:
         raise MXNetError(_NOT_INIT.format(self.name))
 
     def data(self, ctx: Optional[Context] = None):
-        """The value on ``ctx`` (default: the only context, or the current one)."""
+        """The value on ``ctx`` (default: the only context, or the current one).
+
+        Raises for a sparse parameter, whose rows are read with :meth:`row_sparse_data`.
+        """
+        if self._stype != "default":
+            raise MXNetError(f"Cannot return a copy of Parameter '{self.name}' on ctx {ctx} "
+                             f"via data() because its storage type is {self._stype}. "
+                             f"Please use row_sparse_data() instead.")
         arrs = self._data
         if ctx is None and arrs is not None and len(arrs) == 1:
             return arrs[0]
         return self._check_and_get(arrs, ctx)
 
     def list_data(self) -> list:
-        """The values on all contexts, in the order of :meth:`list_ctx`."""
+        """The values on all contexts, in the order of :meth:`list_ctx` (dense parameters
+        only; see :meth:`list_row_sparse_data`)."""
+        if self._stype != "default":
+            raise MXNetError(f"Cannot return copies of Parameter '{self.name}' on all "
+                             f"contexts via list_data() because its storage type is "
+                             f"{self._stype}. Please use row_sparse_data() instead.")
         return self._check_and_get(self._data, list)
 
     def grad(self, ctx: Optional[Context] = None):
@@ -404,16 +443,57 @@ class Parameter:
         return self._ctx_list
 
     def row_sparse_data(self, row_id):
-        """MXNet's sparse access; parameters here are dense, so this always raises."""
-        raise MXNetError(f"Cannot return a copy of Parameter {self.name} via "
-                         f"row_sparse_data() because its storage type is {self._stype}. "
-                         f"Please use data() instead.")
+        """The rows ``row_id`` of a ``row_sparse`` parameter, on ``row_id``'s context.
 
-    def list_row_sparse_data(self, row_id):
-        """MXNet's sparse access; parameters here are dense, so this always raises."""
-        raise MXNetError(f"Cannot return copies of Parameter '{self.name}' on all contexts "
-                         f"via list_row_sparse_data() because its storage type is "
-                         f"{self._stype}. Please use data() instead.")
+        Parameters
+        ----------
+        row_id : NDArray
+            Row indices (any order, repeats allowed).
+
+        Returns
+        -------
+        RowSparseNDArray
+            This parameter's array on that context, holding the requested rows (pulled
+            from the Trainer's kvstore); other rows read as zero.
+        """
+        if self._stype != "row_sparse":
+            raise MXNetError(f"Cannot return a copy of Parameter {self.name} via "
+                             f"row_sparse_data() because its storage type is {self._stype}. "
+                             f"Please use data() instead.")
+        ctx = row_id.context if hasattr(row_id, "context") else None
+        return self._get_row_sparse(self._data, ctx, row_id)
+
+    def list_row_sparse_data(self, row_id) -> list:
+        """The rows ``row_id`` of a ``row_sparse`` parameter on every context.
+
+        Parameters
+        ----------
+        row_id : NDArray
+            Row indices (any order, repeats allowed).
+
+        Returns
+        -------
+        list of RowSparseNDArray
+            One array per context (order of :meth:`list_ctx`).
+        """
+        if self._stype != "row_sparse":
+            raise MXNetError(f"Cannot return copies of Parameter '{self.name}' on all "
+                             f"contexts via list_row_sparse_data() because its storage type "
+                             f"is {self._stype}. Please use data() instead.")
+        return self._get_row_sparse(self._data, list, row_id)
+
+    def _get_row_sparse(self, arr_list, ctx, row_id):
+        """Pull the rows ``row_id`` into the array(s) of ``ctx`` through the Trainer."""
+        nd = _nd()
+        if not isinstance(row_id, nd.NDArray):
+            raise _TypeError(f"row_id must have NDArray type, but {type(row_id)} is given")
+        trainer = self._trainer
+        if trainer is None:
+            raise MXNetError(f"Cannot get row_sparse data for Parameter '{self.name}' when "
+                             f"no Trainer is created with it.")
+        results = self._check_and_get(arr_list, ctx)
+        trainer._row_sparse_pull(self, results, row_id)
+        return results
 
     # -- modification ------------------------------------------------------------------
     def set_data(self, data) -> None:
@@ -425,7 +505,7 @@ class Parameter:
                 raise _AssertionError(f"Parameter '{self.name}' has not been initialized")
             self._deferred_init = self._deferred_init[:3] + (data,)
             return
-        trainer = self._trainer() if self._trainer is not None else None
+        trainer = self._trainer
         if trainer is not None and getattr(trainer, "_kv_initialized", False) and \
                 getattr(trainer, "_update_on_kvstore", False):
             # the kvstore keeps its own copy of the weights: make it re-read them
@@ -438,9 +518,14 @@ class Parameter:
         """Set the gradient buffers to 0 (in place)."""
         if self._grad is None:
             return
+        nd = _nd()
         for g in self._grad:
-            g._data.fill(0)
-            g._bump()
+            if g.stype != "default":  # MXNet's zeros_like: nothing stored
+                g._assign_raw(nd.sparse.zeros(g.stype, g.shape, ctx=g.context,
+                                              dtype=g.dtype).handle)
+            else:
+                g._data.fill(0)
+                g._bump()
 
     def reset_ctx(self, ctx) -> None:
         """Move the parameter to other contexts (the value is their average)."""
@@ -456,9 +541,21 @@ class Parameter:
                               f"has not been initialized.")
 
     def _reduce(self):
-        """The value on the CPU: the copy of a single context or the mean over several."""
+        """The value on the CPU: the copy of a single context or the mean over several;
+        for a ``row_sparse`` parameter, all rows as its Trainer's kvstore holds them."""
         arrs = self._check_and_get(self._data, list)
         host = cpu()
+        if self._stype == "row_sparse":
+            trainer = self._trainer
+            if trainer is None:
+                raise MXNetError(f"Cannot reduce row_sparse Parameter '{self.name}' (for "
+                                 f"saving or reset_ctx) when no Trainer is created with it: "
+                                 f"its value lives in the Trainer's kvstore.")
+            nd = _nd()
+            all_rows = nd.arange(0, self._shape[0], dtype="int64", ctx=host)
+            data = nd.zeros(self._shape, stype="row_sparse", ctx=host, dtype=self._dtype)
+            trainer._row_sparse_pull(self, data, all_rows, full_idx=True)
+            return data
         with _autograd().pause():
             if len(arrs) == 1:
                 return arrs[0].copyto(host)
@@ -480,8 +577,15 @@ class Parameter:
             _autograd().mark_variables(self._data, self._grad, self._grad_req)
 
     def _set_trainer(self, trainer) -> None:
-        """Remember (weakly) the Trainer updating this parameter (``None`` forgets)."""
-        self._trainer = weakref.ref(trainer) if trainer is not None else None
+        """Remember (weakly) the Trainer updating this parameter (``None`` forgets); a
+        sparse parameter cannot be given to a second Trainer."""
+        current = self._trainer
+        if self._stype != "default" and current is not None and trainer is not None \
+                and current is not trainer:
+            raise MXNetError(f"Failed to set the trainer for Parameter '{self.name}' because "
+                             f"it was already set. More than one trainers for a "
+                             f"{self._stype} Parameter is not supported.")
+        self._trainer_ref = weakref.ref(trainer) if trainer is not None else None
 
     def var(self):
         """A symbol variable for this parameter (created once, then cached)."""

@@ -4,17 +4,22 @@
 parameters that live on several devices (through a kvstore) and updates every copy.
 The kvstore is only created for several devices, as in MXNet; with one device the
 updaters run directly, in groups so that the aggregated update operators serve
-SGD.  Gradients no backward has written since the last step are stale: MXNet's
+SGD.  Sparse parameters follow MXNet: a ``row_sparse`` weight always lives in a
+kvstore that updates it (its rows reach the devices by ``row_sparse_pull``), and
+``row_sparse`` gradients of dense weights are pushed and pulled separately.
+Gradients no backward has written since the last step are stale: MXNet's
 ``UserWarning`` is raised unless ``ignore_stale_grad=True``.
 """
 from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from ..base import MXNetError, write_atomically
 from .. import kvstore as kvs
 from .. import optimizer as opt
-from .parameter import Parameter, ParameterDict, _AssertionError
+from .parameter import Parameter, ParameterDict, _AssertionError, _ValueError
 
 __all__ = ["Trainer"]
 
@@ -67,8 +72,14 @@ class Trainer:
                  compression_params=None, update_on_kvstore=None):
         self._params = _parameter_list(params)
         self._param2idx = {id(p): i for i, p in enumerate(self._params)}
+        self._contains_sparse_weight = False
+        self._contains_sparse_grad = False
         for param in self._params:
             param._set_trainer(self)
+            if param._stype != "default":
+                self._contains_sparse_weight = True
+            if param._grad_stype != "default":
+                self._contains_sparse_grad = True
         self._compression_params = compression_params
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
@@ -109,19 +120,39 @@ class Trainer:
         self._params_to_init = list(self._params)
 
     def _init_kvstore(self) -> None:
+        """Create the kvstore and decide ``update_on_kvstore`` as MXNet does."""
         config = self._kvstore_params
-        kvstore, update_on_kvstore = self._create_kvstore(config["kvstore"])
+        user_update = config["update_on_kvstore"]
         self._distributed = False
-        if config["update_on_kvstore"] is not None:
-            update_on_kvstore = config["update_on_kvstore"]
+        if self._contains_sparse_weight:
+            # sparse weights live in the store, which updates them
+            kvstore, update_on_kvstore = self._create_sparse_kvstore(config["kvstore"])
+            if user_update is False:
+                raise _ValueError("Cannot set update_on_kvstore=False when sparse weights "
+                                  "are present.")
+        elif self._contains_sparse_grad:
+            # dense weights with sparse gradients: summing the gradients in the store and
+            # updating on the devices is the faster choice in one process
+            kvstore, _ = self._create_kvstore(config["kvstore"])
+            update_on_kvstore = False
+            if user_update is not None:
+                update_on_kvstore = user_update
+            if kvstore is not None and not isinstance(kvstore, kvs.KVStore):
+                raise _ValueError(f"Cannot use {type(kvstore)} for multi-device training "
+                                  f"with sparse gradients")
+        else:
+            kvstore, update_on_kvstore = self._create_kvstore(config["kvstore"])
+            if user_update is not None:
+                update_on_kvstore = user_update
+            if kvstore is not None and update_on_kvstore and \
+                    not kvstore.is_capable(kvs.KVStoreBase.OPTIMIZER):
+                if user_update:
+                    raise _ValueError(f"Please set update_on_kvstore=False when training "
+                                      f"with {type(kvstore)}")
+                update_on_kvstore = False
         if kvstore is not None:
             if self._compression_params:
                 kvstore.set_gradient_compression(self._compression_params)
-            if update_on_kvstore and not kvstore.is_capable(kvs.KVStoreBase.OPTIMIZER):
-                if config["update_on_kvstore"]:
-                    raise ValueError(f"Please set update_on_kvstore=False when training with "
-                                     f"{type(kvstore)}")
-                update_on_kvstore = False
             if update_on_kvstore:
                 kvstore.set_optimizer(self._optimizer)
             self._kvstore = kvstore
@@ -130,6 +161,22 @@ class Trainer:
             self._kvstore = None
             self._update_on_kvstore = None
         self._kv_initialized = True
+
+    @staticmethod
+    def _create_sparse_kvstore(kvstore):
+        """``(store, True)`` for sparse weights: a store is always created, and it must
+        be able to run the optimizer."""
+        if isinstance(kvstore, kvs.KVStoreBase):
+            store = kvstore
+        elif isinstance(kvstore, str):
+            store = kvs.create(kvstore)
+        else:
+            raise TypeError(f"Cannot create '{kvstore}' KVStore with row_sparse parameters. "
+                            f"The type must be KVStore or str.")
+        if not store.is_capable(kvs.KVStoreBase.OPTIMIZER):
+            raise _AssertionError(f"KVStore with sparse weight requires optimizer support. "
+                                  f"However, {type(store)} does not support optimizer.")
+        return store, True
 
     def _create_kvstore(self, kvstore):
         """``(store or None, update_on_kvstore)`` as MXNet chooses them."""
@@ -144,7 +191,7 @@ class Trainer:
             return None, False  # one device (or no parameters): nothing to sum
         store = kvs.create(kvstore)
         if kvstore == "local":
-            biggest = max(p.data(self._contexts[0]).size for p in self._params)
+            biggest = max(int(np.prod(p.shape)) for p in self._params)
             if biggest > 1024 * 1024 * 16:
                 update_on_kvstore = False
         return store, update_on_kvstore
@@ -158,9 +205,27 @@ class Trainer:
                 continue
             if self._kvstore is not None:
                 idx = self._param2idx[id(param)]
-                arrays = param.list_data()
-                self._kvstore.broadcast(idx, arrays[0], arrays, priority=-idx)
+                arrays = param._check_and_get(param._data, list)
+                if param._stype != "default":
+                    # the store keeps the full value; devices pull the rows they need
+                    self._kvstore.init(idx, arrays[0])
+                else:
+                    self._kvstore.broadcast(idx, arrays[0], arrays, priority=-idx)
         self._params_to_init = waiting
+
+    def _row_sparse_pull(self, parameter: Parameter, out, row_id, full_idx: bool = False):
+        """Fill ``out`` (one array or one per context) with the rows ``row_id`` of
+        ``parameter`` as the kvstore holds them; ``full_idx`` (all rows) pulls whole."""
+        self._prepare()
+        idx = self._param2idx[id(parameter)]
+        if full_idx and "dist" not in self._kvstore.type:
+            if row_id.size != out.shape[0]:
+                raise _AssertionError(f"Trainer._row_sparse_pull: full_idx with "
+                                      f"{row_id.size} row ids for Parameter "
+                                      f"'{parameter.name}' of shape {parameter.shape}")
+            self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
+        else:
+            self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
 
     # -- public API -----------------------------------------------------------------------
     @property
@@ -220,10 +285,20 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
+            grads = param.list_grad()
+            if grads[0].stype != "default":
+                # sparse gradients: push, then pull what the devices need (a sparse
+                # weight's rows are pulled by row_sparse_data before the next forward)
+                self._kvstore.push(i, grads, priority=-i)
+                if param._stype == "default":
+                    out = param.list_data() if self._update_on_kvstore else grads
+                    self._kvstore.pull(i, out, priority=-i,
+                                       ignore_sparse=bool(self._distributed))
+                continue
             # with updates in the store, the summed gradient updates its copy of the
             # weight, which comes back to every device
             out = param.list_data() if self._update_on_kvstore else None
-            self._kvstore.pushpull(i, param.list_grad(), out=out, priority=-i)
+            self._kvstore.pushpull(i, grads, out=out, priority=-i)
 
     def update(self, batch_size: float, ignore_stale_grad: bool = False) -> None:
         """The update half of :meth:`step` (after :meth:`allreduce_grads`)."""
@@ -243,7 +318,7 @@ class Trainer:
         for param in self._params:
             if param.grad_req == "null":
                 continue
-            for data in param.list_data():
+            for data in param._check_and_get(param._data, list):
                 if not data._fresh_grad:
                     raise UserWarning(_STALE.format(name=param.name, ctx=data.context))
 
@@ -256,7 +331,7 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
-            datas = param.list_data()
+            datas = param._check_and_get(param._data, list)
             if on_kvstore:  # updated in the store by _allreduce_grads
                 for data in datas:
                     data._fresh_grad = False

@@ -35,8 +35,10 @@ written here, but MXNet 1.9.1 refuses them ("Unknown type enum").  The V1 and pr
 layouts above were confirmed by having MXNet 1.9.1 load hand-built files
 (tests/fixtures/gen_ndarray_files.py).
 
-Sparse records (row_sparse, csr) are read and returned dense (gluonlite arrays are
-dense), up to ``MAX_DENSE_BYTES``.
+Sparse records (row_sparse, csr) are read into and written from the storage records
+of :mod:`gluonlite.ops.sparse_storage` (NumPy components): the storage shape is
+``(nnz_rows, *rest)`` for row_sparse and ``(nnz,)`` for csr; the aux arrays are the
+row indices (row_sparse), or ``indptr`` then the column indices (csr), as int64.
 
 Everything is checked against the bytes that remain before anything is
 allocated; a malformed buffer raises :class:`~gluonlite.base.MXNetError`.
@@ -50,6 +52,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..base import MXNetError
+from ..ops.sparse_storage import CSRStorage, RowSparseStorage
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -58,7 +61,6 @@ V3_MAGIC = 0xF993FACA
 MAX_NDIM = 32
 BFLOAT16_FLAG = 12
 MAX_ELEMENTS = 2 ** 56        # bound on the product of the non-zero dims of a shape
-MAX_DENSE_BYTES = 2 ** 31    # sparse records are densified up to this size
 
 DTYPE_BY_FLAG = {
     0: np.dtype(np.float32), 1: np.dtype(np.float64), 2: np.dtype(np.float16),
@@ -75,15 +77,52 @@ __all__ = ["dumps", "loads", "LIST_MAGIC", "V1_MAGIC", "V2_MAGIC", "V3_MAGIC",
 
 
 # ----------------------------------------------------------------------------- writing
-def _record(arr: np.ndarray, dev_type: int, dev_id: int) -> bytes:
-    dt = np.dtype(arr.dtype)
+def _dtype_flag(dt) -> int:
+    dt = np.dtype(dt)
     if dt not in FLAG_BY_DTYPE:
         raise MXNetError(f"nd.save: dtype {dt} cannot be stored in an MXNet NDArray file")
+    return FLAG_BY_DTYPE[dt]
+
+
+def _shape_bytes(shape) -> bytes:
+    shape = tuple(int(d) for d in shape)
+    return struct.pack(f"<i{len(shape)}q", len(shape), *shape)
+
+
+def _raw(arr: np.ndarray) -> bytes:
+    dt = np.dtype(arr.dtype)
+    return np.ascontiguousarray(arr).astype(dt.newbyteorder("<"), copy=False).tobytes()
+
+
+def _sparse_record(st, dev_type: int, dev_id: int) -> bytes:
+    values = np.asarray(st.values)
+    flag = _dtype_flag(values.dtype)
+    if st.stype == "row_sparse":
+        aux = [np.asarray(st.indices).astype(np.int64, copy=False)]
+        storage_shape, stype = values.shape, 1
+    else:
+        aux = [np.asarray(st.indptr).astype(np.int64, copy=False),
+               np.asarray(st.indices).astype(np.int64, copy=False)]
+        storage_shape, stype = values.shape, 2
+    parts = [struct.pack("<Ii", V2_MAGIC, stype), _shape_bytes(storage_shape),
+             _shape_bytes(st.shape), struct.pack("<iii", dev_type, dev_id, flag)]
+    for a in aux:
+        parts.append(struct.pack("<i", FLAG_BY_DTYPE[np.dtype(np.int64)]))
+        parts.append(_shape_bytes(a.shape))
+    parts.append(_raw(values))
+    parts.extend(_raw(a) for a in aux)
+    return b"".join(parts)
+
+
+def _record(arr, dev_type: int, dev_id: int) -> bytes:
+    if getattr(arr, "stype", "default") != "default":
+        return _sparse_record(arr, dev_type, dev_id)
+    flag = _dtype_flag(arr.dtype)
     parts = [struct.pack("<IiI", V2_MAGIC, 0, arr.ndim)]
     if arr.ndim:
         parts.append(struct.pack(f"<{arr.ndim}q", *arr.shape))
-    parts.append(struct.pack("<iii", dev_type, dev_id, FLAG_BY_DTYPE[dt]))
-    parts.append(np.ascontiguousarray(arr).astype(dt.newbyteorder("<"), copy=False).tobytes())
+    parts.append(struct.pack("<iii", dev_type, dev_id, flag))
+    parts.append(_raw(arr))
     return b"".join(parts)
 
 
@@ -92,8 +131,9 @@ def dumps(arrays: Sequence[Tuple[np.ndarray, int, int]], names: Optional[Sequenc
 
     Parameters
     ----------
-    arrays : sequence of (numpy array, device type id, device id)
-        The arrays with the context they are recorded under.
+    arrays : sequence of (array, device type id, device id)
+        The arrays with the context they are recorded under: NumPy arrays, or sparse
+        storage records (``RowSparseStorage`` / ``CSRStorage`` with NumPy components).
     names : sequence of str or None
         One name per array (dict form) or ``None`` (list form).
 
@@ -195,18 +235,20 @@ def _read_context(r: _Reader) -> None:
         raise r.fail(f"invalid context (device type {dev_type}, id {dev_id}) at byte {at}")
 
 
-def _densify(r: _Reader, stype: int, shape, data: np.ndarray, aux: List[np.ndarray]):
-    nbytes = math.prod(shape) * data.dtype.itemsize
-    if nbytes > MAX_DENSE_BYTES or math.prod(max(d, 1) for d in shape) >= MAX_ELEMENTS:
-        raise r.fail(f"{STYPE_NAMES[stype]} array of shape {shape} is too large to load "
-                     f"as a dense array ({nbytes} bytes; sparse storage is not supported)")
-    out = np.zeros(shape, dtype=data.dtype)
+def _sparse_storage(r: _Reader, stype: int, shape, data: np.ndarray,
+                    aux: List[np.ndarray]):
+    """The storage record of a sparse array read from a file, checked for consistency."""
     if stype == 1:                           # row_sparse: aux[0] = row indices
         rows = aux[0].astype(np.int64)
         if data.shape[:1] != rows.shape or (rows.size and (rows.min() < 0 or rows.max() >= shape[0])):
             raise r.fail(f"corrupt row_sparse array of shape {shape}")
-        out[rows] = data.reshape((rows.size,) + tuple(shape[1:]))
-        return out
+        data = data.reshape((rows.size,) + tuple(shape[1:]))
+        if rows.size > 1 and np.any(np.diff(rows) <= 0):
+            order = np.argsort(rows, kind="stable")
+            rows, data = rows[order], data[order]
+            if np.any(np.diff(rows) == 0):
+                raise r.fail(f"corrupt row_sparse array of shape {shape} (repeated rows)")
+        return RowSparseStorage(data, rows, shape)
     indptr, indices = aux[0].astype(np.int64), aux[1].astype(np.int64)   # csr
     nrows, ncols = shape
     ok = (indptr.size == nrows + 1 and indices.size == data.size
@@ -215,12 +257,10 @@ def _densify(r: _Reader, stype: int, shape, data: np.ndarray, aux: List[np.ndarr
           and (indices.size == 0 or (indices.min() >= 0 and indices.max() < ncols)))
     if not ok:
         raise r.fail(f"corrupt csr array of shape {shape}")
-    row_of = np.repeat(np.arange(nrows), np.diff(indptr))
-    out[row_of, indices] = data
-    return out
+    return CSRStorage(data.reshape(-1), indices, indptr, shape)
 
 
-def _read_sparse(r: _Reader, stype: int) -> np.ndarray:
+def _read_sparse(r: _Reader, stype: int):
     _read_shape(r, True)                     # storage shape; the aux shapes are authoritative
     shape = _read_shape(r, True)
     if len(shape) == 0:
@@ -240,7 +280,7 @@ def _read_sparse(r: _Reader, stype: int) -> np.ndarray:
     dshape = (idx_len,) if stype == 2 else (idx_len,) + tuple(shape[1:])
     data = _read_data(r, dshape, flag, "sparse data")
     aux = [_read_data(r, s, f, "sparse indices") for f, s in aux_meta]
-    return _densify(r, stype, shape, data, aux)
+    return _sparse_storage(r, stype, shape, data, aux)
 
 
 def _read_record(r: _Reader, zero_dim_scalar: bool):
@@ -310,8 +350,9 @@ def loads(buf, what: str = "buffer") -> Tuple[List[Optional[np.ndarray]], Option
     Returns
     -------
     (arrays, names)
-        ``arrays``: NumPy arrays (``None`` for MXNet "none" arrays); ``names``: a list of
-        names, or ``None`` when the file holds none (list form).
+        ``arrays``: NumPy arrays, sparse storage records (row_sparse / csr records) or
+        ``None`` (MXNet "none" arrays); ``names``: a list of names, or ``None`` when the
+        file holds none (list form).
 
     Raises
     ------

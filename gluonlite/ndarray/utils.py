@@ -28,7 +28,18 @@ def _entry(arr) -> tuple:
     if not isinstance(arr, NDArray):
         raise TypeError(f"nd.save only accepts NDArrays, got {type(arr).__name__}")
     ctx = arr.context
+    if arr.stype != "default":               # the storage record, components on the host
+        return _host_storage(arr.handle), ctx.device_typeid, ctx.device_id
     return arr.asnumpy(), ctx.device_typeid, ctx.device_id
+
+
+def _host_storage(st):
+    from ..backend import to_numpy
+    from ..ops.sparse_storage import CSRStorage, RowSparseStorage
+    if st.stype == "csr":
+        return CSRStorage(to_numpy(st.values), to_numpy(st.indices), to_numpy(st.indptr),
+                          st.shape)
+    return RowSparseStorage(to_numpy(st.values), to_numpy(st.indices), st.shape)
 
 
 def save(fname, data) -> None:
@@ -44,7 +55,7 @@ def save(fname, data) -> None:
     Notes
     -----
     The file is byte-identical to what MXNet 1.9.1's ``mx.nd.save`` writes for the same
-    arrays, and MXNet loads it.
+    arrays (sparse arrays included, in their storage), and MXNet loads it.
     """
     fname = _fname(fname)
     if isinstance(data, NDArray):
@@ -67,6 +78,10 @@ def save(fname, data) -> None:
 def _wrap(arr):
     if arr is None:                           # MXNet "none" array
         arr = np.zeros((0,), dtype=np.float32)
+    if getattr(arr, "stype", "default") != "default":
+        from .sparse import RowSparseNDArray, CSRNDArray
+        cls = CSRNDArray if arr.stype == "csr" else RowSparseNDArray
+        return cls(arr, _CPU)
     return NDArray(arr, _CPU)
 
 
@@ -89,7 +104,8 @@ def load(fname) -> Union[List[NDArray], Dict[str, NDArray]]:
     Returns
     -------
     list of NDArray or dict of str to NDArray
-        A dict when the file stores names, else a list. Arrays are placed on ``cpu(0)``.
+        A dict when the file stores names, else a list. Arrays are placed on ``cpu(0)``;
+        sparse records load as ``RowSparseNDArray`` / ``CSRNDArray``.
 
     Raises
     ------

@@ -104,13 +104,21 @@ def _retain_forward(oc, attrs, inputs, out):
 
 
 def _retain_sparse(oc, attrs, inputs, out):
+    """Every requested row (sorted, unique) is stored, zeros where ``data`` has none, as
+    MXNet's kernel does."""
     data, indices = inputs
     if _stype(data) != "row_sparse":
         fail("_sparse_retain", f"the data must be row_sparse, not {_stype(data)}")
     xp = oc.xp
     idx = _dense(xp, indices)
-    keep = _retained_mask(xp, data.indices, idx, data.shape[0])
-    return [RowSparseStorage(data.values[keep], data.indices[keep], data.shape)]
+    _retained_mask(xp, data.indices, idx, data.shape[0])  # range check
+    rows = xp.unique(idx.astype(IDX_DTYPE).reshape(-1))
+    values = xp.zeros((rows.shape[0],) + tuple(data.shape[1:]), dtype=data.values.dtype)
+    if data.indices.size and rows.size:
+        pos = xp.minimum(xp.searchsorted(data.indices, rows), data.indices.shape[0] - 1)
+        found = data.indices[pos] == rows
+        values[found] = data.values[pos[found]]
+    return [RowSparseStorage(values, rows, data.shape)]
 
 
 def _retain_backward(oc, attrs, inputs, outputs, out_grads):

@@ -31,7 +31,9 @@ def _begin(opt: Optimizer, index, weight, grad, name: str):
 @register
 class Adam(Optimizer):
     """Adam; the bias corrections are folded into the learning rate:
-    ``lr * sqrt(1 - beta2**t) / (1 - beta1**t)``."""
+    ``lr * sqrt(1 - beta2**t) / (1 - beta1**t)``.  With ``lazy_update`` a row_sparse
+    gradient updates only its rows of the weight, mean and variance, and a row_sparse
+    weight gets row_sparse states."""
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, lazy_update: bool = True, **kwargs):
@@ -42,7 +44,8 @@ class Adam(Optimizer):
         self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
-        return (zeros_like_weight(weight), zeros_like_weight(weight))
+        stype = weight.stype if self.lazy_update else "default"
+        return (zeros_like_weight(weight, stype=stype), zeros_like_weight(weight, stype=stype))
 
     def update(self, index, weight, grad, state) -> None:
         lr, wd = _begin(self, index, weight, grad, "Adam")
@@ -56,17 +59,24 @@ class Adam(Optimizer):
 
 @register
 class AdaGrad(Optimizer):
-    """AdaGrad: ``history += g**2; weight -= lr * (g / sqrt(history + eps) + wd * weight)``."""
+    """AdaGrad: ``history += g**2; weight -= lr * (g / sqrt(history + eps) + wd * weight)``.
+
+    A row_sparse gradient goes through ``nd.sparse.adagrad_update``, which updates its
+    rows only and refuses weight decay, as MXNet's."""
 
     def __init__(self, eps: float = 1e-7, **kwargs):
         super().__init__(**kwargs)
         self.float_stable_eps = eps
 
     def create_state(self, index, weight):
-        return nd.zeros(weight.shape, weight.context)
+        return nd.zeros(weight.shape, weight.context, stype=weight.stype)
 
     def update(self, index, weight, grad, state) -> None:
         lr, wd = _begin(self, index, weight, grad, "AdaGrad")
+        if grad.stype == "row_sparse":
+            nd.sparse.adagrad_update(weight, grad, state, out=weight, lr=lr, wd=wd,
+                                     **update_kwargs(self, epsilon=self.float_stable_eps))
+            return
         grad = _rescaled(self, grad)
         state[:] += nd.square(grad)
         weight[:] += (grad / nd.sqrt(state + self.float_stable_eps) + weight * wd) * -lr
@@ -87,7 +97,8 @@ class RMSProp(Optimizer):
 
     def create_state(self, index, weight):
         count = 3 if self.centered else 1
-        return tuple(nd.zeros(weight.shape, weight.context) for _ in range(count))
+        return tuple(nd.zeros(weight.shape, weight.context, stype=weight.stype)
+                     for _ in range(count))
 
     def update(self, index, weight, grad, state) -> None:
         lr, wd = _begin(self, index, weight, grad, "RMSProp")
@@ -131,7 +142,9 @@ class AdaDelta(Optimizer):
 
 @register
 class Ftrl(Optimizer):
-    """FTRL-proximal (McMahan et al.) with L1 strength ``lamda1``."""
+    """FTRL-proximal (McMahan et al.) with L1 strength ``lamda1``.  A row_sparse
+    weight gets row_sparse states; with a row_sparse gradient too, only the gradient's
+    rows are updated."""
 
     def __init__(self, lamda1: float = 0.01, learning_rate: float = 0.1, beta: float = 1,
                  **kwargs):
@@ -141,7 +154,8 @@ class Ftrl(Optimizer):
         self.lr = learning_rate
 
     def create_state(self, index, weight):
-        return (nd.zeros(weight.shape, weight.context), nd.zeros(weight.shape, weight.context))
+        return (nd.zeros(weight.shape, weight.context, stype=weight.stype),
+                nd.zeros(weight.shape, weight.context, stype=weight.stype))
 
     def update(self, index, weight, grad, state) -> None:
         check_dense(weight, grad, "Ftrl")
@@ -256,7 +270,8 @@ class LAMB(Optimizer):
                                                           "45"))))
 
     def create_state(self, index, weight):
-        return (zeros_like_weight(weight), zeros_like_weight(weight))
+        return (zeros_like_weight(weight, stype=weight.stype),
+                zeros_like_weight(weight, stype=weight.stype))
 
     def update(self, index, weight, grad, state) -> None:
         self._update_impl(index, weight, grad, state, multi_precision=False)

@@ -250,9 +250,15 @@ register = Optimizer.register
 create = Optimizer.create_optimizer
 
 
-def zeros_like_weight(weight, dtype=None):
-    """A zero state array of ``weight``'s shape and context."""
-    return nd.zeros(weight.shape, weight.context, dtype=dtype or weight.dtype)
+def zeros_like_weight(weight, dtype=None, stype: str | None = None):
+    """A zero state array of ``weight``'s shape and context (``dtype`` defaults to the
+    weight's; ``stype`` to dense: ``'row_sparse'`` states start with no stored rows)."""
+    return nd.zeros(weight.shape, weight.context, dtype=dtype or weight.dtype, stype=stype)
+
+
+def is_dense(*arrays) -> bool:
+    """Whether every array has dense (``'default'``) storage."""
+    return all(getattr(a, "stype", "default") == "default" for a in arrays)
 
 
 def update_kwargs(opt: Optimizer, **extra) -> dict:
@@ -266,7 +272,7 @@ def update_kwargs(opt: Optimizer, **extra) -> dict:
 
 
 def check_dense(weight, grad, name: str) -> None:
-    """gluonlite keeps dense arrays only; anything else is a user error."""
+    """Refuse a weight or gradient that is not an NDArray (dense or sparse)."""
     from ..ndarray import NDArray
     if not isinstance(weight, NDArray) or not isinstance(grad, NDArray):
         raise MXNetError(f"{name}.update: weight and grad must be NDArrays, got "

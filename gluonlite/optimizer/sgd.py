@@ -10,7 +10,8 @@ import warnings
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, check_dense, register, update_kwargs, zeros_like_weight
+from .optimizer import (Optimizer, check_dense, is_dense, register, update_kwargs,
+                        zeros_like_weight)
 
 __all__ = ["SGD", "ccSGD", "NAG", "Signum", "LARS", "LBSGD", "DCASGD", "SGLD"]
 
@@ -33,7 +34,13 @@ class _MomentumSGDBase(Optimizer):
         self.momentum = momentum
 
     def create_state(self, index, weight):
-        return zeros_like_weight(weight) if self.momentum != 0.0 else None
+        if self.momentum == 0.0:
+            return None
+        return zeros_like_weight(weight, stype=self._momentum_stype(weight))
+
+    def _momentum_stype(self, weight) -> str:
+        """The storage type of the momentum of ``weight`` (dense here)."""
+        return "default"
 
     def create_state_multi_precision(self, index, weight):
         if self.multi_precision and weight.dtype == np.float16:
@@ -53,13 +60,19 @@ class _MomentumSGDBase(Optimizer):
                           multi_precision=self._uses_master_copy(index, weight))
 
     def _single_update(self, weight, grad, state, lr, wd, kwargs, multi_precision,
-                       nesterov=False) -> None:
+                       nesterov=False, lazy_update: bool | None = None) -> None:
+        """One weight's update operator call; ``lazy_update`` is passed to the plain
+        (not multi-precision) SGD operators, which update a row_sparse gradient's rows
+        only when it is set."""
         if not multi_precision:
-            if state is not None:
-                op = nd.nag_mom_update if nesterov else nd.sgd_mom_update
-                op(weight, grad, state, out=weight, lr=lr, wd=wd, **kwargs)
+            lazy = {} if lazy_update is None else {"lazy_update": lazy_update}
+            if state is not None and nesterov:
+                nd.nag_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd, **kwargs)
+            elif state is not None:
+                nd.sgd_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd, **lazy,
+                                  **kwargs)
             else:
-                nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, **kwargs)
+                nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, **lazy, **kwargs)
         elif state[0] is not None:
             op = nd.mp_nag_mom_update if nesterov else nd.mp_sgd_mom_update
             op(weight, grad, state[0], state[1], out=weight, lr=lr, wd=wd, **kwargs)
@@ -89,21 +102,26 @@ class SGD(_MomentumSGDBase):
         state = momentum * state - lr * rescaled
         weight = weight + state
 
-    Lists of weights are updated by the aggregated ``multi_sgd_*`` operators in
-    groups of ``MXNET_OPTIMIZER_AGGREGATION_SIZE`` (default 4).
+    Lists of dense weights and gradients are updated by the aggregated ``multi_sgd_*``
+    operators in groups of ``MXNET_OPTIMIZER_AGGREGATION_SIZE`` (default 4).
 
     Parameters
     ----------
     momentum : float
         Momentum coefficient (0: no momentum buffer).
     lazy_update : bool
-        Kept for MXNet compatibility (matters for sparse gradients only).
+        With a row_sparse gradient, update only the rows it holds (weight decay and
+        momentum included), and give a row_sparse weight a row_sparse momentum; when
+        False the update is the standard (dense) one.
     """
 
     def __init__(self, momentum: float = 0.0, lazy_update: bool = True, **kwargs):
         super().__init__(momentum=momentum, **kwargs)
         self.lazy_update = lazy_update
         self.aggregate_num = _aggregation_size("4")
+
+    def _momentum_stype(self, weight) -> str:
+        return weight.stype if self.lazy_update else "default"
 
     def _update_impl(self, indices, weights, grads, states, multi_precision=False) -> None:
         if not isinstance(indices, (tuple, list)):
@@ -116,12 +134,13 @@ class SGD(_MomentumSGDBase):
         kwargs = update_kwargs(self)
         if self.momentum > 0:
             kwargs["momentum"] = self.momentum
-        if len(indices) > 1:
+        if len(indices) > 1 and is_dense(*weights, *grads):
             _multi_update("", weights, grads, states, self.momentum > 0, multi_precision, (),
                           dict(lrs=tuple(lrs), wds=tuple(wds), **kwargs))
             return
-        self._single_update(weights[0], grads[0], states[0], lrs[0], wds[0], kwargs,
-                            multi_precision)
+        for w, g, s, lr, wd in zip(weights, grads, states, lrs, wds):
+            self._single_update(w, g, s, lr, wd, kwargs, multi_precision,
+                                lazy_update=self.lazy_update)
 
 
 @register
@@ -162,7 +181,9 @@ class Signum(Optimizer):
         self.wd_lh = wd_lh
 
     def create_state(self, index, weight):
-        return zeros_like_weight(weight) if self.momentum != 0.0 else None
+        if self.momentum == 0.0:
+            return None
+        return zeros_like_weight(weight, stype=weight.stype)
 
     def update(self, index, weight, grad, state) -> None:
         check_dense(weight, grad, "Signum")
@@ -213,6 +234,9 @@ class LARS(_MomentumSGDBase):
 
     def _no_decay(self, name: str) -> bool:
         return not name.endswith("_weight")
+
+    def _momentum_stype(self, weight) -> str:
+        return weight.stype if self.lazy_update else "default"
 
     def _name(self, index) -> str:
         return self.idx2name.get(index, str(index))
@@ -281,9 +305,10 @@ class LBSGD(Optimizer):
     def create_state(self, index, weight):
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
-            mom = zeros_like_weight(weight, np.float32) if self.momentum != 0.0 else None
+            mom = (zeros_like_weight(weight, np.float32, weight.stype)
+                   if self.momentum != 0.0 else None)
             return (mom, master)
-        return zeros_like_weight(weight) if self.momentum != 0.0 else None
+        return zeros_like_weight(weight, stype=weight.stype) if self.momentum != 0.0 else None
 
     def _get_lbmult(self, nup: int) -> float:
         nwup = self.warmup_epochs * self.updates_per_epoch

@@ -108,7 +108,13 @@ class _MXNetArray:
             raise MXNetError("optimizer states: an MXNet NDArray without data")
         r = serialization._Reader(bytes(raw), "optimizer states")
         data = serialization._read_record(r, zero_dim_scalar=True)
-        self.array = NDArray(data) if data is not None else None
+        self.array = None if data is None else _wrap_loaded(data)
+
+
+def _wrap_loaded(data) -> NDArray:
+    """A loaded record as an NDArray: sparse records keep their storage type."""
+    from ..ndarray.utils import _wrap
+    return _wrap(data)
 
 
 def _optimizer_classes() -> dict:
@@ -138,8 +144,12 @@ class _StatesUnpickler(pickle.Unpickler):
         if top in ("mxnet", "gluonlite"):
             if name == "NDArray":
                 return _MXNetArray if top == "mxnet" else NDArray
+            if top == "mxnet" and name in ("RowSparseNDArray", "CSRNDArray"):
+                return _MXNetArray  # MXNet pickles sparse arrays as raw NDArray bytes too
             if module.endswith("ndarray.ndarray") and name == "_unpickle":
                 return super().find_class("gluonlite.ndarray.ndarray", "_unpickle")
+            if module.endswith("ndarray.sparse") and name == "_unpickle":
+                return super().find_class("gluonlite.ndarray.sparse", "_unpickle")
             if ".optimizer" in module and name in _optimizer_classes():
                 return _optimizer_classes()[name]
             if module.endswith("lr_scheduler") and name in _scheduler_classes():

@@ -282,15 +282,15 @@ def test_load_bad_dtype_source(tmp_path):
         d.load(path, cast_dtype=True, dtype_source="bad")
 
 
-def test_sparse_storage_not_supported():
-    with pytest.raises(MXNetError, match="sparse storage is not supported"):
-        Parameter("w", shape=(2,), stype="row_sparse")
+def test_sparse_storage_types():
+    w = Parameter("w", shape=(2,), stype="row_sparse")
+    assert w.stype == "row_sparse"
     p = Parameter("e", shape=(4, 2), grad_stype="row_sparse", init="ones")
     p.initialize()
     with autograd.record():
         y = p.data().sum()
     y.backward()
-    assert p.grad().stype == "default"
+    assert p.grad().stype == "row_sparse"
     np.testing.assert_array_equal(p.grad().asnumpy(), np.ones((4, 2)))
 
 

@@ -241,9 +241,11 @@ def test_dot_csr_dense(transpose_b):
 
 def test_retain():
     r = _rsp()
-    kept = sp.retain(r, mx.nd.array([1, 2]))
+    kept = sp.retain(r, mx.nd.array([2, 1, 2]))
     assert kept.stype == "row_sparse"
-    np.testing.assert_array_equal(kept.indices.asnumpy(), [1])
+    # every requested row is stored (MXNet's kernel), zeros where r has none
+    np.testing.assert_array_equal(kept.indices.asnumpy(), [1, 2])
+    np.testing.assert_array_equal(kept.data.asnumpy(), [[1, 2], [0, 0]])
     np.testing.assert_array_equal(r.retain([3]).asnumpy()[3], [3, 4])
     with pytest.raises(MXNetError, match="indices"):
         sp.retain(r, mx.nd.array([7]))

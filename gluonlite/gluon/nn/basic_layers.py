@@ -213,7 +213,9 @@ class Embedding(HybridBlock):
     weight_initializer : Initializer or str, optional
         Initializer of ``weight``.
     sparse_grad : bool
-        MXNet's row-sparse gradient; accepted, gradients here are dense (same values).
+        Give ``weight`` a ``row_sparse`` gradient buffer (``grad_stype='row_sparse'``):
+        it stores the rows the batch looked up (rows whose gradient is nonzero), and a
+        Trainer then updates only those rows (MXNet's lazy update).
     """
 
     def __init__(self, input_dim: int, output_dim: int, dtype="float32",

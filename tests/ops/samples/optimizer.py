@@ -80,6 +80,17 @@ def _ftml(w, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0.0,
     return -z / d_t
 
 
+def _adagrad(w, grad, history, lr, epsilon=1e-7, **kw):
+    g = _g(grad, **kw)
+    return w - lr * g / np.sqrt(history + g * g + epsilon)
+
+
+def _group_adagrad(w, grad, history, lr, epsilon=1e-5, **kw):
+    g = _g(grad, **kw)
+    h = history + np.mean(g * g, axis=1, keepdims=True)
+    return w - lr * g / np.sqrt(h + epsilon)
+
+
 def _signsgd(w, grad, lr, wd=0.0, **_):
     return (1 - lr * wd) * w - lr * np.sign(grad)
 
@@ -210,6 +221,14 @@ SAMPLES = {
                dict(lr=0.1, lamda1=0.05, wd=0.01), ref=_ftrl, name="2d"),
         Sample([_x(2, 3, 2), _x(2, 3, 2), _x(2, 3, 2), _x(2, 3, 2, positive=True)],
                dict(lr=0.1, lamda1=0.5, beta=2.0, **_CLIP), ref=_ftrl, name="3d_clip"),
+    ],
+    "_sparse_adagrad_update": [
+        Sample([_x(3, 4), _x(3, 4), _x(3, 4, positive=True)], dict(lr=0.1, **_CLIP),
+               ref=_adagrad, name="2d_clip"),
+    ],
+    "_contrib_group_adagrad_update": [
+        Sample([_x(3, 4), _x(3, 4), _x(3, 1, positive=True)], dict(lr=0.1, epsilon=1e-3),
+               ref=_group_adagrad, name="2d"),
     ],
     "ftml_update": [
         Sample([_x(3, 4), _x(3, 4), _x(3, 4, positive=True), _x(3, 4, positive=True),
