@@ -234,8 +234,7 @@ class ImageIter(DataIter):
             batch_data, batch_label = self._cache_data, self._cache_label
             i = self._cache_idx
         else:
-            batch_data = nd.zeros((self.batch_size,) + self.data_shape)
-            batch_label = nd.empty(self.provide_label[0][1])
+            batch_data, batch_label = self._new_batch()
             i = self._batchify(batch_data, batch_label)
         pad = self.batch_size - i
         if pad:
@@ -253,6 +252,11 @@ class ImageIter(DataIter):
         return DataBatch([batch_data], [batch_label], pad=pad)
 
     # -- hooks subclasses override ---------------------------------------------------
+    def _new_batch(self):
+        """Fresh ``(data, label)`` arrays of one batch."""
+        return nd.zeros((self.batch_size,) + self.data_shape), \
+            nd.empty(self.provide_label[0][1])
+
     def check_data_shape(self, data_shape) -> None:
         """``data_shape`` must be ``(3, H, W)``."""
         if len(data_shape) != 3:
