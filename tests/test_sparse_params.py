@@ -247,9 +247,6 @@ def test_sparse_weight_trainer_states_plain(tmp_path):
     assert trainer._kvstore._updater.optimizer._get_lr(0) == pytest.approx(0.2)
 
 
-@pytest.mark.xfail(strict=False, reason="row_sparse optimizer states (momentum of a "
-                   "row_sparse weight) pickle as gluonlite.ndarray.sparse arrays, which "
-                   "optimizer/updater.py's states unpickler does not accept yet")
 def test_sparse_weight_trainer_states(tmp_path):
     x = gluon.Parameter("x", shape=(4, 2), stype="row_sparse", grad_stype="row_sparse")
     x.initialize(ctx=[mx.cpu(0)], init="zeros")
