@@ -8,6 +8,7 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray import array as nd_array
 from ..ndarray.sparse import CSRNDArray, csr_matrix
+from ..ops.sparse_storage import CSRStorage, csr_take_rows
 from .io import DataBatch, DataDesc, DataIter
 
 __all__ = ["LibSVMIter"]
@@ -47,15 +48,6 @@ def _parse(path: str, width: int, what: str):
     indptr = np.zeros(len(lines) + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     return labels, pairs[:, 1], indices, indptr
-
-
-def _rows(values, indices, indptr, rows: np.ndarray):
-    """The csr components of ``rows`` (in that order), gathered without a row loop."""
-    starts, counts = indptr[rows], indptr[rows + 1] - indptr[rows]
-    new_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(counts, out=new_ptr[1:])
-    take = np.repeat(starts - new_ptr[:-1], counts) + np.arange(new_ptr[-1])
-    return values[take], indices[take], new_ptr
 
 
 class LibSVMIter(DataIter):
@@ -135,9 +127,11 @@ class LibSVMIter(DataIter):
         self._overflow = 0
 
     def _batch_csr(self, parts, rows, width) -> CSRNDArray:
-        values, indices, indptr = _rows(*parts, rows)
-        return csr_matrix((values.astype(self._dtype), indices, indptr),
-                          shape=(len(rows), width), dtype=self._dtype)
+        values, indices, indptr = parts
+        st = csr_take_rows(np, CSRStorage(values, indices, indptr, (len(indptr) - 1, width)),
+                           rows)
+        return csr_matrix((st.values.astype(self._dtype), st.indices, st.indptr),
+                          shape=st.shape, dtype=self._dtype)
 
     def iter_next(self) -> bool:
         if self._overflow:

@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import ndarray as nd
 from .io import DataBatch, DataDesc, DataIter
-from .utils import _getdata_by_idx, _init_data
+from ..ndarray.sparse import CSRNDArray
+from .utils import _getdata_by_idx, _has_instance, _init_data
 
 __all__ = ["NDArrayIter"]
 
@@ -45,6 +46,10 @@ class NDArrayIter(DataIter):
                              f"got {last_batch_handle!r}")
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        if (_has_instance(self.data, CSRNDArray) or _has_instance(self.label, CSRNDArray)) \
+                and last_batch_handle != "discard":
+            raise NotImplementedError("`NDArrayIter` only supports ``CSRNDArray`` with "
+                                      "`last_batch_handle` set to `discard`.")
         self.num_data = self.data[0][1].shape[0]
         # more samples than the first data array is allowed (MXNet reads the first
         # num_data of them); fewer would give short batches
@@ -118,7 +123,8 @@ class NDArrayIter(DataIter):
 
     def _slice(self, source, start: int = 0, end: int | None = None) -> list:
         end = self.num_data if end is None else end
-        return [nd.slice_axis(arr, axis=self._batch_axis, begin=start, end=end)
+        return [arr[start:end] if isinstance(arr, CSRNDArray) else
+                nd.slice_axis(arr, axis=self._batch_axis, begin=start, end=end)
                 for _, arr in source]
 
     def _concat(self, first: list, second: list) -> list:

@@ -6,6 +6,8 @@ from collections import OrderedDict
 import numpy as np
 
 from ..ndarray import NDArray, array
+from ..ndarray.sparse import CSRNDArray, csr_matrix
+from ..ops.sparse_storage import csr_take_rows
 
 __all__ = ["_init_data", "_has_instance", "_getdata_by_idx"]
 
@@ -37,6 +39,9 @@ def _init_data(data, allow_empty: bool, default_name: str) -> list:
         if isinstance(value, NDArray):
             converted[name] = value
             continue
+        if type(value).__module__.startswith("scipy.sparse"):
+            converted[name] = csr_matrix(value)   # a SciPy sparse matrix: CSRNDArray
+            continue
         try:
             converted[name] = array(value)
         except Exception as err:
@@ -51,6 +56,13 @@ def _has_instance(data, dtype) -> bool:
 
 
 def _getdata_by_idx(data, idx) -> list:
-    """``[(name, array[idx])]``: every array reordered along its first axis."""
-    return [(name, array(arr.asnumpy()[idx], arr.context, dtype=arr.dtype))
-            for name, arr in data]
+    """``[(name, array[idx])]``: every array reordered along its first axis (csr arrays
+    stay csr)."""
+    out = []
+    for name, arr in data:
+        if isinstance(arr, CSRNDArray):
+            st = csr_take_rows(arr.context.xp, arr.handle, idx)
+            out.append((name, CSRNDArray(st, arr.context)))
+        else:
+            out.append((name, array(arr.asnumpy()[idx], arr.context, dtype=arr.dtype)))
+    return out

@@ -36,6 +36,10 @@ from .executor_group import DataParallelExecutorGroup
 __all__ = ["Module"]
 
 
+# ``__storage_type__`` codes of a variable's attributes
+_STYPE_NAMES = {"0": "default", "1": "row_sparse", "2": "csr"}
+
+
 class Module(BaseModule):
     """A symbol with parameters, trained and run as MXNet's ``mx.mod.Module``.
 
@@ -192,13 +196,18 @@ class Module(BaseModule):
             return
         assert self.binded, "call bind before initializing the parameters"
         params = self._exec_group._params
+        attrs = self._symbol.attr_dict()
+        # the CPU copies keep a variable's declared storage type (stype='row_sparse'); the
+        # devices compute on dense arrays
+        stypes = {n: _STYPE_NAMES.get(a.get("__storage_type__"), "default")
+                  for n, a in attrs.items()}
         if self._arg_params is None:
-            self._arg_params = {n: nd.zeros(params[n].shape, dtype=params[n].dtype)
+            self._arg_params = {n: nd.zeros(params[n].shape, dtype=params[n].dtype,
+                                            stype=stypes.get(n, "default"))
                                 for n in self._param_names}
         if self._aux_params is None:
             self._aux_params = {n: nd.zeros(params[n].shape, dtype=params[n].dtype)
                                 for n in self._aux_names}
-        attrs = self._symbol.attr_dict()
         for table, given in ((self._arg_params, arg_params), (self._aux_params, aux_params)):
             for name, arr in sorted(table.items()):
                 desc = InitDesc(name, attrs.get(name, None))

@@ -22,7 +22,10 @@ from .graph import Node, aux_variable_ids, topo_order
 __all__ = ["infer_shape", "infer_type", "infer_graph_shapes", "infer_graph_types"]
 
 def _dims(shape) -> tuple:
-    """A user or attribute shape as ints, unknown dims (``None``, negative) as 0."""
+    """A user or attribute shape as ints, unknown dims (``None``, negative) as 0; a bare
+    int is a 1-D shape (``var(shape=(1))`` stores ``'1'``, which MXNet reads as ``(1,)``)."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
     return tuple(0 if d is None or d < 0 else int(d) for d in shape)
 
 

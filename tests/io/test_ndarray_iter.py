@@ -111,3 +111,30 @@ def test_prefetching_iter_mismatch_and_errors_surface():
 
     with pytest.raises(RuntimeError, match="disk on fire"):
         next(mx.io.PrefetchingIter(Broken()))
+
+
+def test_csr_data_needs_discard_and_slices_stay_csr():
+    rng = np.random.default_rng(3)
+    dense = (rng.uniform(size=(7, 5)) > 0.6) * rng.normal(size=(7, 5)).astype(np.float32)
+    csr = mx.nd.array(dense).tostype("csr")
+    with pytest.raises(NotImplementedError):
+        mx.io.NDArrayIter({"data": csr}, dense, 3)
+    it = mx.io.NDArrayIter({"data": csr}, dense, 3, last_batch_handle="discard")
+    batches = list(it)
+    assert len(batches) == 2
+    assert batches[0].data[0].stype == "csr"
+    np.testing.assert_allclose(batches[1].data[0].asnumpy(), dense[3:6])
+    np.testing.assert_allclose(batches[1].label[0].asnumpy(), dense[3:6])
+
+
+def test_csr_data_shuffles_rows_with_their_labels():
+    import scipy.sparse as spsp
+    dense = np.arange(24, dtype=np.float32).reshape(8, 3) * (np.arange(24).reshape(8, 3) % 2)
+    label = np.arange(8, dtype=np.float32)
+    np.random.seed(0)
+    it = mx.io.NDArrayIter({"data": spsp.csr_matrix(dense)}, label, 4, shuffle=True,
+                           last_batch_handle="discard")
+    for batch in it:
+        assert batch.data[0].stype == "csr"
+        rows = batch.label[0].asnumpy().astype(int)
+        np.testing.assert_allclose(batch.data[0].asnumpy(), dense[rows])

@@ -175,3 +175,32 @@ def test_checkpoint_callbacks_during_fit(tmp_path):
     for name, value in {**final_args, **final_aux}.items():
         saved = saved_args.get(name, saved_aux.get(name))
         np.testing.assert_array_equal(saved.asnumpy(), value.asnumpy())
+
+
+def test_sparse_variables_keep_their_storage_type_in_the_module_copies():
+    """``var(stype='row_sparse')`` parameters are row_sparse in ``get_params`` (MXNet's
+    ``_arg_params``) while the devices compute densely; a csr data input falls back."""
+    x = mx.sym.var("data", stype="csr")
+    v = mx.sym.var("v", shape=(6, 1), init=mx.init.Uniform(scale=0.1), stype="row_sparse")
+    b = mx.sym.var("b_bias", shape=(1))  # an int shape, as MXNet's FM example writes it
+    out = mx.sym.LinearRegressionOutput(mx.sym.broadcast_add(mx.sym.dot(x, v), b),
+                                        mx.sym.var("label"))
+    dense = np.eye(4, 6, dtype=np.float32)
+    it = mx.io.NDArrayIter({"data": mx.nd.array(dense).tostype("csr")},
+                           {"label": np.ones((4, 1), np.float32)}, 2,
+                           last_batch_handle="discard")
+    mod = mx.mod.Module(out, data_names=["data"], label_names=["label"])
+    mod.bind(it.provide_data, it.provide_label)
+    mod.init_params()
+    args, _ = mod.get_params()
+    assert args["v"].stype == "row_sparse" and args["b_bias"].stype == "default"
+    assert np.abs(args["v"].asnumpy()).sum() > 0
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.5})
+    before = args["v"].asnumpy().copy()
+    for batch in it:
+        mod.forward_backward(batch)
+        mod.update()
+    after, _ = mod.get_params()
+    assert after["v"].stype == "row_sparse"
+    changed = np.abs(after["v"].asnumpy() - before).ravel() > 0
+    np.testing.assert_array_equal(changed, [True] * 4 + [False] * 2)
