@@ -637,6 +637,14 @@ __all__ += _checks.__all__ + [
     "contextmanager", "Context", "current_context", "array", "use_np", "getenv", "setenv",
     "Symbol", "Features"]
 
+# the dataset helpers (``test_utils_data``) import ``mx.io``, a higher package that is
+# not loaded yet when this module is: they resolve on first use
+_DATA_HELPERS = ("download", "download_model", "get_mnist", "get_mnist_pkl",
+                 "get_mnist_ubyte", "get_cifar10", "get_mnist_iterator", "get_zip_data",
+                 "get_bz2_data", "get_im2rec_path", "DummyIter", "create_sparse_array",
+                 "create_sparse_array_zd", "shuffle_csr_column_indices")
+__all__ += list(_DATA_HELPERS)
+
 
 def __getattr__(name):
     # ``Symbol`` lives in a higher package that imports this module's package face;
@@ -644,4 +652,7 @@ def __getattr__(name):
     if name == "Symbol":
         from .symbol import Symbol
         return Symbol
+    if name in _DATA_HELPERS:
+        from . import test_utils_data
+        return getattr(test_utils_data, name)
     raise AttributeError(f"module 'gluonlite.test_utils' has no attribute {name!r}")

@@ -477,7 +477,7 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
         if shape is None:
             shape = (ptr.size - 1, int(idx.max()) + 1 if idx.size else 0)
         st = CSRStorage(*_place([values, idx, ptr], ctx), tuple(shape))
-        _check_format(st, True)
+        _check_format(st, False)  # as MXNet, unordered column indices are accepted here
         return CSRNDArray(st, ctx)
     if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
         data, (row, col) = arg1   # COO input: summed duplicates, sorted

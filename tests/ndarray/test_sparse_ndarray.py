@@ -78,8 +78,10 @@ def test_bad_creation_arguments_raise():
         sp.row_sparse_array((2, 2), shape=(3, 2))
     with pytest.raises(ValueError):
         sp.csr_matrix(mx.nd.ones((2, 2)), shape=(3, 2))
+    unordered = sp.csr_matrix(([1.0, 2.0], [1, 0], [0, 2]), shape=(1, 2))  # MXNet accepts
+    np.testing.assert_array_equal(unordered.asnumpy(), [[2.0, 1.0]])
     with pytest.raises(MXNetError, match="increasing"):
-        sp.csr_matrix(([1.0, 2.0], [1, 0], [0, 2]), shape=(1, 2))
+        unordered.check_format()
     with pytest.raises(MXNetError):
         sp.retain(mx.nd.ones((2, 2)), invalid_arg="x")
 
