@@ -16,11 +16,14 @@ from . import random  # noqa: F401
 from . import utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
 from ..engine.cached_op import CachedOp  # noqa: F401
-from .extras import moveaxis  # noqa: F401
+from .extras import moveaxis, reset_arrays  # noqa: F401
 from . import sparse  # noqa: F401
 from . import extras as _extras
 
 contrib.isinf, contrib.isfinite, contrib.isnan = _extras.isinf, _extras.isfinite, _extras.isnan
+for _name in ("adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"):
+    setattr(contrib, _name, getattr(_extras, _name))
+del _name
 
 _fluent.install()
 globals().update({k: v for k, v in vars(_api).items()

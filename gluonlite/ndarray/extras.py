@@ -1,10 +1,14 @@
 """Python-level ``mx.nd`` functions MXNet defines on top of its operators:
-``moveaxis`` and ``contrib.isinf`` / ``isfinite`` / ``isnan``."""
+``moveaxis``, ``contrib.isinf`` / ``isfinite`` / ``isnan`` and the AdamW wrappers
+``contrib.adamw_update`` / ``mp_adamw_update`` / ``multi_adamw_update`` /
+``multi_mp_adamw_update`` (which take ``rescale_grad`` as a number or an array) and
+``reset_arrays``."""
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["moveaxis", "isinf", "isfinite", "isnan"]
+__all__ = ["moveaxis", "isinf", "isfinite", "isnan", "adamw_update", "mp_adamw_update",
+           "multi_adamw_update", "multi_mp_adamw_update", "reset_arrays"]
 
 
 def _axes(value, ndim: int, what: str) -> tuple:
@@ -54,3 +58,69 @@ def isfinite(data):
 def isnan(data):
     """1 where ``data`` is nan, else 0."""
     return data != data
+
+
+def _rescale_array(rescale_grad, ctx):
+    """MXNet's ``_get_rescale_grad``: a number becomes a (1,) array on ``ctx``."""
+    from .ndarray import NDArray, full
+    if isinstance(rescale_grad, NDArray):
+        return rescale_grad.as_in_context(ctx)
+    return full(shape=(1,), val=rescale_grad, ctx=ctx)
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                 epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """One AdamW step (decoupled weight decay); ``rescale_grad`` a number or an array."""
+    from ._api import _internal
+    return _internal._adamw_update(weight=weight, grad=grad, mean=mean, var=var,
+                                   rescale_grad=_rescale_array(rescale_grad, weight.context),
+                                   lr=lr, eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                                   wd=wd, clip_gradient=clip_gradient, out=out, name=name,
+                                   **kwargs)
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9,
+                    beta2=0.999, epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None,
+                    **kwargs):
+    """Mixed-precision AdamW step on the float32 master copy ``weight32``."""
+    from ._api import _internal
+    return _internal._mp_adamw_update(weight=weight, grad=grad, mean=mean, var=var,
+                                      weight32=weight32,
+                                      rescale_grad=_rescale_array(rescale_grad, weight.context),
+                                      lr=lr, eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon,
+                                      wd=wd, clip_gradient=clip_gradient, out=out, name=name,
+                                      **kwargs)
+
+
+def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, out=None,
+                       name=None, size=0, **kwargs):
+    """AdamW steps for several weights in one call (``_multi_adamw_update``)."""
+    from ._api import _internal
+    size = size or len(weights)
+    flat = [a for group in zip(weights, grads, mean, var) for a in group]
+    flat.append(_rescale_array(rescale_grad, weights[0].context))
+    return _internal._multi_adamw_update(*flat, out=out, num_weights=size, lrs=lrs, wds=wds,
+                                         etas=etas, name=name, **kwargs)
+
+
+def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas,
+                          out=None, name=None, size=0, **kwargs):
+    """Mixed-precision AdamW steps for several weights (``_multi_mp_adamw_update``)."""
+    from ._api import _internal
+    size = size or len(weights)
+    flat = [a for group in zip(weights, grads, mean, var, weights32) for a in group]
+    flat.append(_rescale_array(rescale_grad, weights[0].context))
+    return _internal._multi_mp_adamw_update(*flat, out=out, num_weights=size, lrs=lrs,
+                                            wds=wds, etas=etas, name=name, **kwargs)
+
+
+def reset_arrays(*data, num_arrays: int | None = None, **kwargs) -> list:
+    """Set every array of ``data`` to zero in place (sparse arrays keep no rows); returns
+    an empty list, as MXNet's operator without outputs does."""
+    if num_arrays is not None and int(num_arrays) != len(data):
+        from ..base import MXNetError
+        raise MXNetError(f"Operator reset_arrays: num_arrays={num_arrays} but "
+                         f"{len(data)} arrays were given")
+    for arr in data:
+        arr[:] = 0
+    return []

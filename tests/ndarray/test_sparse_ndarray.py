@@ -298,3 +298,12 @@ def test_recorded_sparse_kernel_operators_take_the_dense_path():
         y = (w * 2).sum()
     y.backward()
     np.testing.assert_array_equal(w.grad.asnumpy(), np.full((5, 2), 2))
+
+
+def test_reset_arrays_zeroes_dense_and_sparse_arrays():
+    dense, rsp = mx.nd.ones((2, 3)), _rsp()
+    assert mx.nd.reset_arrays(dense, rsp, num_arrays=2) == []
+    np.testing.assert_array_equal(dense.asnumpy(), np.zeros((2, 3)))
+    assert rsp.stype == "row_sparse" and rsp.data.shape[0] == 0
+    with pytest.raises(MXNetError, match="reset_arrays"):
+        mx.nd.reset_arrays(dense, num_arrays=2)
