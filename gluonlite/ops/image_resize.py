@@ -94,7 +94,9 @@ def _area_box(n_in, n_out):
 
 def _interp_matrix(n_in, n_out, interp, dtype, area_box=False):
     """(n_out, n_in) matrix mapping an axis of length ``n_in`` to ``n_out``."""
-    scale = n_in / n_out
+    # OpenCV's scale is 1 / (n_out / n_in), which can be one ulp below n_in / n_out: at
+    # exact boundaries (48 -> 74, column 37) nearest picks the lower source pixel
+    scale = 1.0 / (n_out / n_in)
     m = np.zeros((n_out, n_in), dtype=np.float64)
     rows = np.arange(n_out)
     if interp == 0:
@@ -105,11 +107,12 @@ def _interp_matrix(n_in, n_out, interp, dtype, area_box=False):
         return _area_box(n_in, n_out).astype(dtype)
     if interp == 3:
         # OpenCV's area method when some axis grows: linear taps placed by cell overlap
+        # (its offsets are doubles rounded to float, then floored)
         i0 = np.floor(rows * scale).astype(np.int64)
-        a = (rows + 1) - (i0 + 1) / scale
+        a = ((rows + 1) - (i0 + 1) * (n_out / n_in)).astype(np.float32).astype(np.float64)
         a = np.where(a <= 0, 0.0, a - np.floor(a))
     else:
-        f = (rows + 0.5) * scale - 0.5
+        f = ((rows + 0.5) * scale - 0.5).astype(np.float32).astype(np.float64)
         i0 = np.floor(f).astype(np.int64)
         a = f - i0
     if interp == 2:

@@ -47,8 +47,10 @@ def _uint8(*shape):
 
 def _bilinear(x, oh, ow):
     h, w = x.shape[-3], x.shape[-2]
-    fy = np.maximum((np.arange(oh) + 0.5) * h / oh - 0.5, 0)
-    fx = np.maximum((np.arange(ow) + 0.5) * w / ow - 0.5, 0)
+    # OpenCV: scale 1 / (out / in) in double, source positions rounded to float
+    fy = np.maximum(((np.arange(oh) + 0.5) * (1 / (oh / h)) - 0.5).astype(np.float32), 0)
+    fx = np.maximum(((np.arange(ow) + 0.5) * (1 / (ow / w)) - 0.5).astype(np.float32), 0)
+    fy, fx = fy.astype(np.float64), fx.astype(np.float64)
     y0 = np.minimum(np.floor(fy).astype(int), h - 1)
     x0 = np.minimum(np.floor(fx).astype(int), w - 1)
     y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
