@@ -5,3 +5,4 @@ from . import nn  # noqa: F401
 from . import rnn  # noqa: F401
 from . import data  # noqa: F401
 from . import estimator  # noqa: F401
+from . import cnn  # noqa: F401
