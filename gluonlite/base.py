@@ -85,3 +85,8 @@ def write_atomically(fname, data: bytes) -> None:
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def _as_list(obj) -> list:
+    """``obj`` itself when it is a list or tuple, else ``[obj]``."""
+    return obj if isinstance(obj, (list, tuple)) else [obj]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import functools
 
 __all__ = ["is_np_array", "is_np_shape", "set_np", "reset_np", "use_np", "np_shape",
-           "np_array", "set_np_shape", "makedirs", "get_gpu_count", "get_gpu_memory",
-           "getenv", "setenv"]
+           "np_array", "set_np_shape", "use_np_shape", "use_np_array", "makedirs",
+           "get_gpu_count", "get_gpu_memory", "getenv", "setenv"]
 
 
 def is_np_array() -> bool:
@@ -40,6 +40,29 @@ def reset_np() -> None:
 def use_np(func):
     """Decorator kept for compatibility; legacy semantics stay on."""
     return func
+
+
+def _needs_np_semantics(func, what: str):
+    """``func`` wrapped to ask for NumPy semantics when called: decorating works (so
+    modules using the decorator import), calling raises ``MXNetError``."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from .base import MXNetError
+        raise MXNetError(f"{getattr(func, '__name__', func)} needs MXNet's NumPy {what} "
+                         "semantics, which gluonlite (the MXNet 1.x interface) does not have")
+    return wrapper
+
+
+def use_np_shape(func):
+    """MXNet's decorator that runs ``func`` with NumPy shape semantics (zero-size and
+    0-d shapes); gluonlite has only legacy shapes, so calling the result raises."""
+    return _needs_np_semantics(func, "shape")
+
+
+def use_np_array(func):
+    """MXNet's decorator that runs ``func`` with ``mx.np`` arrays; calling the result
+    raises (gluonlite has no ``mx.np``)."""
+    return _needs_np_semantics(func, "array")
 
 
 def np_shape(active: bool = True):

@@ -105,3 +105,13 @@ def test_dataloader_iter_pads_the_last_batch():
     np.testing.assert_array_equal(batches[-1].data[0].asnumpy(), [[8, 9], [0, 0]])
     it.reset()
     assert len(list(it)) == 3
+
+
+def test_np_semantics_decorators_import_but_refuse_to_run():
+    @mx.util.use_np_shape
+    def needs_np_shape():
+        return 1
+
+    with pytest.raises(mx.base.MXNetError, match="needs_np_shape"):
+        needs_np_shape()
+    assert mx.base._as_list(3) == [3] and mx.base._as_list((1, 2)) == (1, 2)
