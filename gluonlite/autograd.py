@@ -1,7 +1,8 @@
 """Autograd: the tape that records imperative operator calls and runs them backward.
 
 Recording an operator call on arrays that need gradients creates a :class:`Node`
-holding the operator, its parsed attributes and what its backward reads.  Every
+holding the operator, its parsed attributes and what its backward reads (inputs,
+outputs, and for ``saved_state`` operators the state their forward returned).  Every
 output array points at ``(node, index)``.  ``backward`` walks the nodes reachable
 from the heads in reverse topological order.  Each node also remembers the
 storage version of the arrays it saved; an array modified in place after it was
@@ -103,10 +104,11 @@ class Node:
     """One recorded call: an operator (or a custom ``Function``) with what backward needs."""
 
     __slots__ = ("op", "attrs", "parents", "in_datas", "out_datas", "saved", "versions",
-                 "is_train", "ctx", "n_out", "out_shapes", "out_dtypes", "function", "freed")
+                 "is_train", "ctx", "n_out", "out_shapes", "out_dtypes", "function", "freed",
+                 "state")
 
     def __init__(self, op, attrs, parents, in_datas, out_datas, saved, is_train, ctx,
-                 out_shapes, out_dtypes, function=None):
+                 out_shapes, out_dtypes, function=None, state=None):
         self.op = op
         self.attrs = attrs
         self.parents = parents
@@ -121,10 +123,14 @@ class Node:
         self.out_dtypes = out_dtypes
         self.function = function
         self.freed = False
+        self.state = state  # what a ``saved_state`` operator's forward kept for backward
 
 
-def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx):
-    """Record one operator call if any input takes part in a gradient; called by invoke."""
+def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx, state=None):
+    """Record one operator call if any input takes part in a gradient; called by invoke.
+
+    ``state`` is what the forward of a ``saved_state`` operator returned for its backward.
+    """
     parents = None
     for i, x in enumerate(inputs):
         entry = x._entry
@@ -154,7 +160,7 @@ def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx):
         saved.extend(y._get_chunk() for y in outputs)
     node = Node(op, attrs, parents, in_datas if keep_in else None,
                 out_datas if keep_out else None, saved, is_train, ctx,
-                [d.shape for d in out_datas], [d.dtype for d in out_datas])
+                [d.shape for d in out_datas], [d.dtype for d in out_datas], None, state)
     for i, y in enumerate(outputs):
         y._entry = (node, i)
 
@@ -261,8 +267,10 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
         else:
             in_grads = _node_backward(node, out_grads, train_mode)
         if not retain_graph:
+            # drop what only this backward needed (a CachedOp call's saved entries and
+            # states included) now rather than when the outputs die
             node.freed = True
-            node.in_datas = node.out_datas = None
+            node.in_datas = node.out_datas = node.state = node.function = None
         for parent, g in zip(node.parents, in_grads):
             if parent is None or g is None:
                 continue
@@ -290,11 +298,19 @@ def _node_backward(node, out_grads, train_mode):
     if node.function is not None:
         return node.function._run_backward(out_grads)
     oc = OpContext(node.ctx.xp, node.is_train if train_mode else False, node.ctx)
-    if node.op.backward_mask:
+    op = node.op
+    state = node.state  # only a ``saved_state`` operator's forward keeps one
+    if op.backward_mask:
         need = tuple(p is not None for p in node.parents)
-        return node.op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads,
-                                need=need)
-    return node.op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads)
+        if state is not None:
+            return op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads,
+                               need=need, state=state)
+        return op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads,
+                           need=need)
+    if state is not None:
+        return op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads,
+                           state=state)
+    return op.backward(oc, node.attrs, node.in_datas, node.out_datas, out_grads)
 
 
 def _node_backward_graph(node, out_grads):

@@ -342,18 +342,20 @@ def test_registry_shape_and_type_inference():
 
 def test_registry_forward_backward_like_the_engine():
     """A graph node keeps its attributes: forward into given buffers, then backward
-    of an earlier call still runs on that call's operator instance."""
+    of an earlier call still runs on that call's operator instance (the call's saved
+    state, ``OpDef.saved_state``)."""
     op = get_op("Custom")
+    assert op.saved_state
     attrs = op.parse_attrs({"op_type": "t_stateful"})
     oc = OpContext(np, True, mx.cpu())
     x1, x2 = np.array([1.0, 2.0]), np.array([4.0, 8.0])
     buf1, buf2 = np.empty(2), np.empty(2)
-    out1 = op.forward(oc, attrs, [x1], [buf1])
-    out2 = op.forward(oc, attrs, [x2], [buf2])
+    out1, state1 = op.forward(oc, attrs, [x1], [buf1], keep_state=True)
+    out2, state2 = op.forward(oc, attrs, [x2], [buf2], keep_state=True)
     assert out1[0] is buf1 and out2[0] is buf2
     np.testing.assert_allclose(buf1, 3 * x1)
-    g1 = op.backward(oc, attrs, [x1], out1, [np.ones(2)])
-    g2 = op.backward(oc, attrs, [x2], out2, [np.ones(2)])
+    g1 = op.backward(oc, attrs, [x1], out1, [np.ones(2)], state=state1)
+    g2 = op.backward(oc, attrs, [x2], out2, [np.ones(2)], state=state2)
     np.testing.assert_allclose(g1[0], x1)
     np.testing.assert_allclose(g2[0], x2)
     m = op.parse_attrs({"op_type": "t_muladd"})

@@ -4,6 +4,13 @@ Only operator steps that lie on a path from an input that wants a gradient to a
 head are kept, and only the entries their ``backward`` reads (per
 ``op.backward_uses``) are saved by the forward run.  Steps run in reverse
 order; gradients of entries read by several steps are summed.
+
+A kept step whose operator declares ``saved_state`` also gets a state slot,
+numbered past the graph's entries: the forward plan runs that step with
+``keep_state=True`` and stores the state there, among the saved entries of the
+call, and this plan hands it to the step's ``backward`` as ``state``.  State thus
+lives exactly as long as the call's saved entries (the tape entry, or the
+Executor's forward state).
 """
 from __future__ import annotations
 
@@ -33,6 +40,9 @@ class BackwardPlan:
     ----------
     saved_slots : list of int
         Slots the forward run must keep (in this order) for :meth:`run`.
+    state_slots : dict of int to int
+        For each forward step (position in ``units``) whose per-call state backward
+        reads, the slot its forward stores the state in (``>= info.n_slots``).
     """
 
     def __init__(self, info, units, shapes, dtypes, grad_mask: Sequence[bool]):
@@ -41,17 +51,17 @@ class BackwardPlan:
         for i in range(n_in):
             reach[i] = bool(grad_mask[i])
         on_path = []
-        for u in units:
+        for k, u in enumerate(units):
             if u.op.differentiable and any(reach[s] for s in u.ins):
                 for s in u.outs:
                     reach[s] = True
-                on_path.append(u)
+                on_path.append((k, u))
         # keep the steps whose outputs flow into a head
         useful = set(info.heads)
         kept = []
-        for u in reversed(on_path):
+        for k, u in reversed(on_path):
             if any(s in useful for s in u.outs):
-                kept.append(u)
+                kept.append((k, u))
                 useful.update(s for s in u.ins if reach[s])
         saved: dict[int, int] = {}
 
@@ -61,7 +71,8 @@ class BackwardPlan:
             return saved[s]
 
         steps = []
-        for u in kept:  # already reversed
+        state_slots: dict[int, int] = {}
+        for k, u in kept:  # already reversed
             uses = u.op.backward_uses
             in_pos = tuple(pos(s) for s in u.ins) if "inputs" in uses else None
             out_pos = tuple(pos(s) for s in u.outs) if "outputs" in uses else None
@@ -78,9 +89,14 @@ class BackwardPlan:
                 # tell the op which input gradients are wanted (see OpDef.backward_mask)
                 wanted = {j for j, _ in targets}
                 bwd = functools.partial(bwd, need=tuple(j in wanted for j in range(len(u.ins))))
+            state_pos = None
+            if getattr(u.op, "saved_state", False):
+                state_slots[k] = info.n_slots + len(state_slots)
+                state_pos = pos(state_slots[k])
             steps.append((bwd, u.attrs, in_pos, out_pos, u.outs, tuple(zero_specs),
-                          targets, u.name))
+                          targets, state_pos, u.name))
         self.steps = steps
+        self.state_slots = state_slots
         self.saved_slots = list(saved)
         self.n_slots = info.n_slots
         self.n_inputs = n_in
@@ -99,7 +115,7 @@ class BackwardPlan:
             if hg is not None:
                 prev = g[s]
                 g[s] = hg if prev is None else prev + hg
-        for bwd, attrs, in_pos, out_pos, outs, zero_specs, targets, name in self.steps:
+        for bwd, attrs, in_pos, out_pos, outs, zero_specs, targets, st, name in self.steps:
             ograds = []
             for s, (shape, dt) in zip(outs, zero_specs):
                 v = g[s]
@@ -115,7 +131,10 @@ class BackwardPlan:
             ins = None if in_pos is None else [saved[p] for p in in_pos]
             outs_v = None if out_pos is None else [saved[p] for p in out_pos]
             try:
-                res = bwd(oc, attrs, ins, outs_v, ograds)
+                if st is None:
+                    res = bwd(oc, attrs, ins, outs_v, ograds)
+                else:
+                    res = bwd(oc, attrs, ins, outs_v, ograds, state=saved[st])
             except MXNetError:
                 raise
             except Exception as err:

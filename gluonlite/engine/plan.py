@@ -8,6 +8,11 @@ A step whose outputs are all planned gets its buffers as ``out``; a step with a
 pinned output (a head, an entry backward reads, a monitored entry) or an output
 of unknown shape gets ``out=None`` and the operator allocates fresh arrays, so
 nothing a caller keeps is ever overwritten by a later call.
+
+A step whose backward reads per-call state (``OpDef.saved_state``) runs its
+forward with ``keep_state=True`` and stores the state as one more result, in a
+state slot past the graph's entries (see :mod:`.backward_plan`); a run's slot
+list is its own, so concurrent or re-entrant calls never mix their states.
 """
 from __future__ import annotations
 
@@ -109,6 +114,20 @@ def _as_array(r, xp):
     return r
 
 
+def _keeping_state(forward: Callable, norm: bool) -> Callable:
+    """The step function of a ``saved_state`` operator whose backward is planned: its
+    results with the per-call state appended (stored in the step's state slot)."""
+    def step(oc, attrs, ins, out):
+        res, state = forward(oc, attrs, ins, out, keep_state=True)
+        if norm:
+            res = [_as_array(r, oc.xp) for r in res]
+        else:
+            res = list(res)
+        res.append(state)
+        return res
+    return step
+
+
 class ForwardPlan:
     """Compiled forward (and, when gradients are wanted, backward) of one signature.
 
@@ -158,7 +177,7 @@ class ForwardPlan:
                 made = set(range(n_in))
                 for u in units:
                     made.update(u.outs)
-                lost = [info.slot_names[s] for s in saved if s not in made]
+                lost = [info.slot_names[s] for s in saved if s not in made and s < info.n_slots]
                 if lost:
                     raise MXNetError(f"CachedOp: the graph rewrite dropped entries that "
                                      f"backward reads: {lost}")
@@ -172,13 +191,20 @@ class ForwardPlan:
                                   self.shapes, self.dtypes, reuse=options.monitor is None)
         self.planned = planned
         # hot-loop steps: (forward, attrs, input slots, output slots, normalize results)
-        self.steps = tuple((u.op.forward, u.attrs, u.ins, u.outs,
-                            not planned[k] or bool(getattr(u.op, "random", False)))
-                           for k, u in enumerate(units))
+        state_slots = self.backward_plan.state_slots if self.backward_plan is not None else {}
+        steps = []
+        for k, u in enumerate(units):
+            norm = not planned[k] or bool(getattr(u.op, "random", False))
+            if k in state_slots:
+                steps.append((_keeping_state(u.op.forward, norm), u.attrs, u.ins,
+                              u.outs + (state_slots[k],), False))
+            else:
+                steps.append((u.op.forward, u.attrs, u.ins, u.outs, norm))
+        self.steps = tuple(steps)
         self.n_inputs = n_in
         self.heads = tuple(info.heads)
         self.head_is_input = any(h < n_in for h in self.heads)
-        self._blank = [None] * info.n_slots
+        self._blank = [None] * (info.n_slots + len(state_slots))
         self._view_specs = [tuple((self.memory.slot_buffer[s], self.shapes[s], self.dtypes[s])
                                   for s in u.outs) if planned[k] else None
                             for k, u in enumerate(units)]
@@ -282,6 +308,7 @@ class ForwardPlan:
         opts = self.options
         mon = opts.monitor
         release = self.memory.release_after
+        n_entries = self.info.n_slots
         if opts.debug:
             for f in flats:  # nothing may rely on what a buffer held before
                 f.fill(255)
@@ -300,7 +327,7 @@ class ForwardPlan:
             except Exception as err:
                 raise self._explain(step, slots, err) from err
             for s, r in zip(outs, res):
-                slots[s] = _as_array(r, xp)
+                slots[s] = _as_array(r, xp) if s < n_entries else r  # past: a state slot
             if mon is not None:
                 for name, s in zip(u.out_names, outs):
                     mon(name, slots[s])

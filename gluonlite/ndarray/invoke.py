@@ -83,8 +83,12 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
     bufs = None
     if out is not None and op.inplace_out:
         bufs = _out_buffers(out, ctx)
+    rec = _state.recording
+    saved = None
     try:
-        if ctx.device_typeid == 2:
+        if rec and op.saved_state:
+            res, saved = _forward_keeping(op, oc, attrs, inputs, datas, bufs)
+        elif ctx.device_typeid == 2:
             with oc.xp.cuda.Device(ctx.device_id):
                 res = op.forward(oc, attrs, datas, bufs)
         else:
@@ -108,9 +112,9 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
     else:
         outs_nd = [out] if isinstance(out, NDArray) else list(out)
         outputs = _fill_out(op, res, outs_nd, oc.xp, ctx)
-    if _state.recording and op.differentiable:
+    if rec and op.differentiable:
         record_op(op, attrs, inputs, datas, outputs, [y._data for y in outputs],
-                  oc.is_train, ctx)
+                  oc.is_train, ctx, saved)
     n_vis = op._n_visible_static
     if n_vis is None:
         n_vis = op.num_visible_outputs(attrs)
@@ -121,7 +125,8 @@ def invoke_unary(op, x, attrs):
     """:func:`invoke` for an operator with one input and one output (no aux states, no
     ``out``), as ``nd.relu(x)`` calls it: the same work with less bookkeeping."""
     ctx = x._ctx
-    if ctx.device_typeid == 2:
+    rec = _state.recording
+    if ctx.device_typeid == 2 or (rec and op.saved_state):
         return invoke(op, [x], attrs)
     pair = ctx._op_contexts
     oc = (pair if pair is not None else _make_pair(ctx))[_state.training]
@@ -135,9 +140,31 @@ def invoke_unary(op, x, attrs):
     if type(r) is not oc.xp.ndarray or not r.ndim:
         r = _as_array(r, oc.xp)
     y = NDArray(r, ctx)
-    if _state.recording and op.differentiable:
+    if rec and op.differentiable:
         record_op(op, attrs, [x], datas, [y], [r], oc.is_train, ctx)
     return y
+
+
+def _forward_keeping(op, oc, attrs, inputs, datas, bufs):
+    """``(results, state)`` of a recorded call of a ``saved_state`` operator.
+
+    The state is asked for only when an input takes part in a gradient (otherwise the
+    call is not put on the tape and nothing would read it).
+    """
+    for x in inputs:
+        if x._entry is not None or (x._grad_req is not None and x._grad_req != "null"):
+            break
+    else:
+        return _run_forward(op, oc, attrs, datas, bufs), None
+    return _run_forward(op, oc, attrs, datas, bufs, keep_state=True)
+
+
+def _run_forward(op, oc, attrs, datas, bufs, **kwargs):
+    ctx = oc.ctx
+    if ctx.device_typeid == 2:
+        with oc.xp.cuda.Device(ctx.device_id):
+            return op.forward(oc, attrs, datas, bufs, **kwargs)
+    return op.forward(oc, attrs, datas, bufs, **kwargs)
 
 
 def _explain(op, attrs, datas, err) -> MXNetError:

@@ -11,7 +11,8 @@ axis first, so the forward GEMM writes ``(nb, F, *out)`` straight into the
 output (no transpose) and the head gradient is used as it is.
 
 Backward recomputes each chunk's columns (cheaper than keeping 231 MB alive) and
-accumulates the weight gradient over chunks.  For unit strides the data gradient
+accumulates the weight gradient over chunks; when the whole batch is one chunk,
+the forward may keep its columns as the call's saved state instead (``keep``).  For unit strides the data gradient
 is itself a convolution: the head gradient, padded by ``dilate * (kernel - 1) -
 pad``, convolved with the spatially flipped, transposed weight.  Its columns
 copy (like the forward) instead of scatter-adding; other strides use one GEMM
@@ -36,8 +37,8 @@ import math
 
 import numpy as np
 
-from ._window import (im2col_keep, im2col_recall, kernel_offsets, matmul_scratch, pad_spatial,
-                      scratch, small_matmul, spatial_slice)
+from ._window import (kernel_offsets, matmul_scratch, pad_spatial, scratch, small_matmul,
+                      spatial_slice)
 
 # Columns of one chunk: about one item's columns at 64 channels, 3x3, 56x56
 # (7.2 MB); measured per item: 0.25 ms to copy into cache vs 0.6 ms uncached.
@@ -101,8 +102,9 @@ def _chunks(n: int, nb: int):
     return [slice(a, min(a + nb, n)) for a in range(0, n, nb)]
 
 
-def batch_columns(xp, x, kernel, stride, dilate, pad, osz, role: str):
-    """Columns ``(N, C * prod(kernel), prod(osz))`` of ``(N, C, *S)`` (a scratch buffer).
+def batch_columns(xp, x, kernel, stride, dilate, pad, osz, role: str | None):
+    """Columns ``(N, C * prod(kernel), prod(osz))`` of ``(N, C, *S)`` (a scratch buffer;
+    a fresh array for ``role=None``).
 
     ``pad`` pads both sides of each spatial axis.  One strided copy per kernel
     offset; for a plain 1x1 kernel a view of ``x`` itself.
@@ -110,7 +112,7 @@ def batch_columns(xp, x, kernel, stride, dilate, pad, osz, role: str):
     n, c = x.shape[:2]
     if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad):
         return x.reshape(n, c, math.prod(osz))
-    xpad = pad_spatial(xp, x, pad, pad, role=role + "_pad")
+    xpad = pad_spatial(xp, x, pad, pad, role=(role or "keep") + "_pad")
     col = scratch(xp, (n, c) + tuple(kernel) + tuple(osz), x.dtype, role)
     for off in kernel_offsets(kernel):
         start = tuple(o * d for o, d in zip(off, dilate))
@@ -118,19 +120,17 @@ def batch_columns(xp, x, kernel, stride, dilate, pad, osz, role: str):
     return col.reshape(n, c * math.prod(kernel), math.prod(osz))
 
 
-def _key(x, groups: int, geo):
-    """Key of the whole-batch columns kept between forward and backward."""
-    return ("batch_first", x.shape, x.strides, x.dtype, groups, geo.kernel, geo.stride,
-            geo.dilate, geo.pad)
-
-
 def _grouped(a, groups: int):
     """``(nb, R, P)`` -> ``(nb, groups, R / groups, P)`` (a view)."""
     return a.reshape(a.shape[0], groups, a.shape[1] // groups, a.shape[2])
 
 
-def chunked_forward(xp, x, w, groups: int, geo, osz, bias=None, out=None):
-    """Convolution ``(N, F, *osz)`` chunk by chunk, written into ``out`` when given."""
+def chunked_forward(xp, x, w, groups: int, geo, osz, bias=None, out=None, keep: bool = False):
+    """Convolution ``(N, F, *osz)`` chunk by chunk, written into ``out`` when given.
+
+    With ``keep`` returns ``(y, columns)``: the whole-batch columns (a fresh array) for
+    :func:`chunked_backward` when the batch is one chunk, else ``None``.
+    """
     n, c = x.shape[:2]
     f = w.shape[0]
     dtype = xp.result_type(x.dtype, w.dtype)
@@ -140,10 +140,11 @@ def chunked_forward(xp, x, w, groups: int, geo, osz, bias=None, out=None):
     nb = n if _is_plain_1x1(geo) else chunk_items(n, c * k * math.prod(osz) * x.dtype.itemsize)
     y3 = y.reshape(n, groups, f // groups, math.prod(osz))
     b = None if bias is None else bias.reshape((1, f) + (1,) * len(osz))
+    kept = None
     for s in _chunks(n, nb):
-        if nb == n and not _is_plain_1x1(geo):  # one chunk: keep its columns for backward
-            col = im2col_keep(xp, x, _key(x, groups, geo), lambda role: batch_columns(
-                xp, x, geo.kernel, geo.stride, geo.dilate, geo.pad, osz, role))
+        if keep and nb == n and not _is_plain_1x1(geo):  # one chunk: keep its columns
+            col = kept = batch_columns(xp, x, geo.kernel, geo.stride, geo.dilate, geo.pad,
+                                       osz, None)
         else:
             col = batch_columns(xp, x[s], geo.kernel, geo.stride, geo.dilate, geo.pad, osz,
                                 "ccol")
@@ -153,8 +154,8 @@ def chunked_forward(xp, x, w, groups: int, geo, osz, bias=None, out=None):
             ys += b  # while the chunk is still in cache
     if out is not None and y is not out:
         out[...] = y
-        return out
-    return y
+        y = out
+    return (y, kept) if keep else y
 
 
 def _unit_stride_transpose(geo) -> bool:
@@ -200,10 +201,11 @@ def _data_grad_scatter(xp, dy, wt, groups, geo, dx):
     dx[...] = acc[spatial_slice(geo.pad, dx.shape[2:])]
 
 
-def chunked_backward(xp, x, w, dy, groups: int, geo, need=(True, True, True)):
+def chunked_backward(xp, x, w, dy, groups: int, geo, need=(True, True, True), kept=None):
     """``[dx, dw, db]`` (``None`` where not needed) chunk by chunk.
 
     ``db`` is computed whenever ``need[2]`` (the caller drops it for ``no_bias``).
+    ``kept``: the whole-batch columns ``chunked_forward`` kept, if any.
     """
     n, c = x.shape[:2]
     f = w.shape[0]
@@ -219,8 +221,8 @@ def chunked_backward(xp, x, w, dy, groups: int, geo, need=(True, True, True)):
     if need[0]:
         wd = (_flipped_weight(xp, w, groups) if conv_dx else
               w.reshape(groups, f // groups, -1).swapaxes(1, 2))    # (g, Cg*K, Fg)
-    # the forward's whole-batch columns, when it kept them (``chunked_forward``)
-    kept = None if plain or not need[1] else im2col_recall(xp, x, _key(x, groups, geo))
+    if plain or not need[1]:
+        kept = None
     for s in _chunks(n, nb):
         dys = dy[s]
         if need[2]:

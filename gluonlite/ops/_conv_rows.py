@@ -19,8 +19,8 @@ against 440 us (300 us into ``(F, K*C)``), the data-gradient GEMMs 270 against
   also adds the bias;
 * backward: the head gradient made pixel-major ``(N*P, F)`` once (one transposing
   copy) serves the bias gradient (``ones @ dy``), the weight gradient (with the
-  columns kept from the forward, ``_window.im2col_keep``; rebuilt when they are
-  gone) and the data gradient;
+  columns the forward kept as the call's saved state, ``OpDef.saved_state``;
+  rebuilt without them) and the data gradient;
 * data gradient: one batched GEMM per kernel offset ``(K, N*P, C) = dy @
   W[:, :, k]`` and one add per kernel offset into the padded channel-last
   gradient.  Each add is over ``(N, *out, C)`` blocks whose last output axis and
@@ -44,7 +44,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ._window import im2col_keep, im2col_recall, matmul_scratch, scratch
+from ._window import matmul_scratch, scratch
 
 # Column rows (C * prod(kernel)) per filter needed for the layout to pay (see
 # module doc); the tutorial's second convolution has 144 / 32.
@@ -64,10 +64,6 @@ def use_rows(xp, x, w, groups: int, geo, osz) -> bool:
     return x.shape[0] * c * k * math.prod(osz) * x.dtype.itemsize < _MAX_COL_BYTES
 
 
-def _key(x, geo):
-    return ("rows", x.shape, x.strides, x.dtype, geo.kernel, geo.stride, geo.dilate, geo.pad)
-
-
 def _padded_channel_last(xp, x, pad, role: str):
     """``(N, C, *S)`` -> zero-padded ``(N, *(S + 2 pad), C)`` (a scratch buffer)."""
     n, c = x.shape[:2]
@@ -79,8 +75,9 @@ def _padded_channel_last(xp, x, pad, role: str):
     return buf
 
 
-def _rows(xp, x, geo, osz, role: str):
-    """Columns ``(N * prod(out), prod(kernel) * C)`` of ``x`` (a scratch buffer)."""
+def _rows(xp, x, geo, osz, role: str | None):
+    """Columns ``(N * prod(out), prod(kernel) * C)`` of ``x`` (a scratch buffer; a fresh
+    array for ``role=None``)."""
     n, c = x.shape[:2]
     xh = _padded_channel_last(xp, x, geo.pad, "rows_x")
     st = xh.strides
@@ -99,11 +96,15 @@ def _weight_rows(xp, w):
     return xp.ascontiguousarray(xp.moveaxis(w, 1, -1)).reshape(w.shape[0], -1)
 
 
-def rows_forward(xp, x, w, geo, osz, bias=None, out=None):
-    """Convolution ``(N, F, *osz)`` plus ``bias``, written into ``out`` when given."""
+def rows_forward(xp, x, w, geo, osz, bias=None, out=None, keep: bool = False):
+    """Convolution ``(N, F, *osz)`` plus ``bias``, written into ``out`` when given.
+
+    With ``keep`` returns ``(y, columns)``: the columns (a fresh array) for
+    :func:`rows_backward` of the same call.
+    """
     n, f = x.shape[0], w.shape[0]
     p = math.prod(osz)
-    cols = im2col_keep(xp, x, _key(x, geo), lambda role: _rows(xp, x, geo, osz, role))
+    cols = _rows(xp, x, geo, osz, None if keep else "col")
     yt = matmul_scratch(xp, cols, _weight_rows(xp, w).T, "rows_y")        # (N*P, F)
     y = yt.reshape(n, p, f).transpose(0, 2, 1)                            # (N, F, P) view
     shape = (n, f) + tuple(osz)
@@ -115,12 +116,13 @@ def rows_forward(xp, x, w, geo, osz, bias=None, out=None):
         d3[...] = y
     if out is not None and dest is not out:
         out[...] = dest
-        return out
-    return dest
+        dest = out
+    return (dest, cols) if keep else dest
 
 
-def rows_backward(xp, x, w, dy, geo, need=(True, True, True)):
-    """``[dx, dw, db]`` (``None`` where not needed) of a convolution in this layout."""
+def rows_backward(xp, x, w, dy, geo, need=(True, True, True), cols=None):
+    """``[dx, dw, db]`` (``None`` where not needed) of a convolution in this layout;
+    ``cols``: the columns :func:`rows_forward` kept, if any."""
     n, c = x.shape[:2]
     f = w.shape[0]
     osz = tuple(dy.shape[2:])
@@ -133,7 +135,6 @@ def rows_backward(xp, x, w, dy, geo, need=(True, True, True)):
     if need[2]:
         db = xp.matmul(xp.ones(n * p, dyt.dtype), dyt)
     if need[1]:
-        cols = im2col_recall(xp, x, _key(x, geo))
         if cols is None:
             cols = _rows(xp, x, geo, osz, "col")
         # (K*C, F) rather than (F, K*C): 230 against 300 us with two threads

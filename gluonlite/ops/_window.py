@@ -17,7 +17,6 @@ per kernel offset beat a single copy of a 6-D ``as_strided`` window view.
 from __future__ import annotations
 
 import threading
-import weakref
 
 import numpy as np
 
@@ -34,17 +33,21 @@ _SCRATCH_MAX_BYTES = 128 << 20
 
 
 def release_scratch() -> None:
-    """Free this thread's scratch buffers and kept columns."""
+    """Free this thread's scratch buffers."""
     _SCRATCH.__dict__.clear()
 
 
-def scratch(xp, shape, dtype, role: str, zero: bool = False):
+def scratch(xp, shape, dtype, role: str | None, zero: bool = False):
     """An uninitialized (or zeroed) temporary of ``shape`` for ``role``.
 
     The result is only valid until the next request for the same ``role`` in this
-    thread: never return it (or a view of it) from an operator.
+    thread: never return it (or a view of it) from an operator.  ``role=None`` gives a
+    fresh array instead, which the caller owns (columns a forward keeps for its
+    backward as per-call state).
     """
     dtype = np.dtype(dtype)
+    if role is None:
+        return xp.zeros(shape, dtype) if zero else xp.empty(shape, dtype)
     size = 1
     for d in shape:
         size *= d
@@ -61,44 +64,6 @@ def scratch(xp, shape, dtype, role: str, zero: bool = False):
     if zero:
         out.fill(0)
     return out
-
-
-# Columns kept from a convolution's forward for its backward (the weight gradient
-# needs the same columns).  A few slots per thread, each tied to the input array
-# object by a weak reference: a hit is only possible while that very array is
-# alive, and autograd refuses a backward after an input was changed in place.
-_KEEP_SLOTS = 2
-
-
-def _kept():
-    kept = getattr(_SCRATCH, "kept", None)
-    if kept is None:
-        kept = _SCRATCH.kept = []
-    return kept
-
-
-def im2col_keep(xp, x, key, build):
-    """``build(role)`` the columns of ``x`` and keep them for ``im2col_recall``."""
-    if xp is not np:
-        return build("col")
-    kept = _kept()
-    used = {slot for _, _, slot, _ in kept}
-    slot = next((i for i in range(_KEEP_SLOTS) if i not in used), None)
-    if slot is None:
-        slot = kept.pop()[2]             # reuse the least recently kept slot
-    col = build(f"keep{slot}")
-    kept.insert(0, (weakref.ref(x), key, slot, col))
-    return col
-
-
-def im2col_recall(xp, x, key):
-    """The columns ``im2col_keep`` made for this very ``x`` and ``key``, or ``None``."""
-    if xp is not np:
-        return None
-    for ref, k, _, col in _kept():
-        if k == key and ref() is x:
-            return col
-    return None
 
 
 def spatial_tuple(op: str, name: str, value, nd: int, default: int) -> tuple:
@@ -175,14 +140,14 @@ def small_matmul(xp, a, b, out):
         return xp.matmul(a, b, out=out)
 
 
-def im2col(xp, xpad, out_sizes, kernel, stride, dilate, role: str = "col"):
+def im2col(xp, xpad, out_sizes, kernel, stride, dilate, role: str | None = "col"):
     """Columns ``(C, *kernel, N, *out)`` (contiguous) of the padded ``(N, C, *S)`` input.
 
     Row ``(c, k)`` holds, for every batch item and output position, the input
     value under kernel offset ``k`` of channel ``c``: reshaped to
     ``(C * prod(kernel), N * prod(out))`` it is the right operand of one GEMM.
     Built by one strided copy per kernel offset, into a scratch buffer (valid
-    until the next ``im2col`` with the same ``role``).
+    until the next ``im2col`` with the same ``role``; a fresh array for ``None``).
     """
     n, c = xpad.shape[:2]
     col = scratch(xp, (c,) + tuple(kernel) + (n,) + tuple(out_sizes), xpad.dtype, role)

@@ -55,13 +55,17 @@ def support_channel_last(op: OpDef, moved_inputs: tuple = (0,)) -> OpDef:
     is last in that layout (all outputs are moved back)."""
     forward, backward, infer_shape = op.forward, op.backward, op._infer_shape
 
-    def forward_any(oc, attrs, inputs, out):
+    def forward_any(oc, attrs, inputs, out, **kwargs):
+        # ``kwargs``: ``keep_state`` for operators declaring ``saved_state``
         if not _is_last(attrs):
-            return forward(oc, attrs, inputs, out)
+            return forward(oc, attrs, inputs, out, **kwargs)
         _check_rank(op.name, attrs, inputs[0].shape)
         xp = oc.xp
         ins = [_to_first(xp, a) if i in moved_inputs else a for i, a in enumerate(inputs)]
-        res = forward(oc, _first_attrs(attrs), ins, None)
+        res = forward(oc, _first_attrs(attrs), ins, None, **kwargs)
+        if kwargs.get("keep_state"):  # the state is the channel-first call's: backward
+            res, state = res          # hands it to that call again
+            return [put(out, i, _to_last(xp, r)) for i, r in enumerate(res)], state
         return [put(out, i, _to_last(xp, r)) for i, r in enumerate(res)]
 
     def backward_any(oc, attrs, inputs, outputs, out_grads, **kwargs):

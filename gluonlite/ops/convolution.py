@@ -39,8 +39,8 @@ kernels with 256 to 65536 weights take ``_chunked`` at any size (``_chunked``
 below).
 
 Backward (whole-batch layouts): the weight gradient is one GEMM of the head gradient (ordered like the
-columns, ``head_grad``) with the same columns (kept from the forward for that
-very input array, see ``_window.im2col_keep``, else rebuilt); the bias gradient
+columns, ``head_grad``) with the same columns (on NumPy kept by the forward as the
+call's saved state, ``OpDef.saved_state``; rebuilt without it); the bias gradient
 a matrix-vector product with ones.  The data gradient is one exact GEMM to
 columns plus one scatter-add per kernel offset (``col2im``).  On every
 channel-first shape measured this beat the former "wide" variants (1.5x larger
@@ -59,8 +59,8 @@ from ._conv_rows import rows_backward, rows_forward, use_rows
 from ._depthwise import depthwise_backward, depthwise_forward, use_depthwise
 from ._batch_last import (conv_data_grad_batch_last, from_batch_last, head_grad_batch_last,
                           im2col_batch_last, inner_slice, to_batch_last, use_batch_last)
-from ._window import (col2im, conv_out_size, crop_spatial, im2col, im2col_keep, im2col_recall,
-                      matmul_scratch, pad_spatial, spatial_tuple, to_channel_major)
+from ._window import (col2im, conv_out_size, crop_spatial, im2col, matmul_scratch, pad_spatial,
+                      spatial_tuple, to_channel_major)
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
@@ -108,11 +108,6 @@ def _prod(t) -> int:
     return p
 
 
-def _col_key(x, groups, geo, batch_last: bool):
-    return (x.shape, x.strides, x.dtype, groups, geo.kernel, geo.stride, geo.dilate, geo.pad,
-            batch_last)
-
-
 def _batch_last(x_shape, w_shape, groups: int, geo) -> bool:
     """Whether this convolution uses the batch-last column layout (``_batch_last.py``)."""
     out_last = conv_out_size("Convolution", x_shape[-1], geo.kernel[-1], geo.stride[-1],
@@ -120,10 +115,11 @@ def _batch_last(x_shape, w_shape, groups: int, geo) -> bool:
     return use_batch_last(x_shape[1] // groups, w_shape[0] // groups, geo.kernel, out_last)
 
 
-def _columns(xp, x, groups, geo, osz, batch_last: bool, role="col"):
+def _columns(xp, x, groups, geo, osz, batch_last: bool, role: str | None = "col"):
     """Columns ``(groups, C/groups * prod(kernel), N * prod(out))`` of ``x``.
 
-    The last axis is ordered ``(N, *out)``, or ``(*out, N)`` when ``batch_last``.
+    The last axis is ordered ``(N, *out)``, or ``(*out, N)`` when ``batch_last``.  A
+    scratch buffer for ``role``, or a fresh array for ``None``.
     """
     if batch_last:
         xt = to_batch_last(xp, x, geo.pad)
@@ -135,27 +131,34 @@ def _columns(xp, x, groups, geo, osz, batch_last: bool, role="col"):
     return col.reshape(groups, rows, x.shape[0] * _prod(osz))
 
 
-def conv_forward(xp, x, w, groups: int, geo: ConvGeometry, bias=None, out=None):
-    """Convolution ``(N, F, *out)`` (plus ``bias`` when given), written into ``out``."""
+def conv_forward(xp, x, w, groups: int, geo: ConvGeometry, bias=None, out=None,
+                 keep: bool = False):
+    """Convolution ``(N, F, *out)`` (plus ``bias`` when given), written into ``out``.
+
+    With ``keep`` returns ``(y, columns)``: the columns as a fresh array, for
+    :func:`conv_backward_weight` of the same call.
+    """
     n = x.shape[0]
     f = w.shape[0]
     osz = geo.out_sizes("Convolution", x.shape[2:])
     batch_last = _batch_last(x.shape, w.shape, groups, geo)
-    col = im2col_keep(xp, x, _col_key(x, groups, geo, batch_last),
-                      lambda role: _columns(xp, x, groups, geo, osz, batch_last, role))
+    col = _columns(xp, x, groups, geo, osz, batch_last, None if keep else "col")
     y = matmul_scratch(xp, w.reshape(groups, f // groups, -1), col, "mm")  # (g, Fg, N*P)
     if batch_last:
-        return from_batch_last(xp, y, (n, f) + osz, bias, out)
-    y = y.reshape((f, n) + osz).swapaxes(0, 1)
-    if bias is not None:
-        b = bias.reshape((1, f) + (1,) * geo.nd)
-        if out is None:  # C order: a plain y + b would keep y's (F, N, ...) memory order
-            out = xp.empty(y.shape, xp.result_type(y.dtype, b.dtype))
-        return xp.add(y, b, out=out)
-    if out is not None:
-        out[...] = y
-        return out
-    return y.copy()  # y lives in a scratch buffer
+        y = from_batch_last(xp, y, (n, f) + osz, bias, out)
+    else:
+        y = y.reshape((f, n) + osz).swapaxes(0, 1)
+        if bias is not None:
+            b = bias.reshape((1, f) + (1,) * geo.nd)
+            if out is None:  # C order: a plain y + b would keep y's (F, N, ...) memory order
+                out = xp.empty(y.shape, xp.result_type(y.dtype, b.dtype))
+            y = xp.add(y, b, out=out)
+        elif out is not None:
+            out[...] = y
+            y = out
+        else:
+            y = y.copy()  # y lives in a scratch buffer
+    return (y, col) if keep else y
 
 
 def conv_backward_data(xp, dy, w, x_shape, groups: int, geo: ConvGeometry, dyt=None):
@@ -191,10 +194,10 @@ def head_grad(xp, dy, x_shape, w_shape, groups: int, geo: ConvGeometry):
     return to_channel_major(xp, dy, groups)
 
 
-def conv_backward_weight(xp, dyt, x, w_shape, groups: int, geo: ConvGeometry):
-    """Weight gradient from the head gradient ``dyt`` (``head_grad``)."""
+def conv_backward_weight(xp, dyt, x, w_shape, groups: int, geo: ConvGeometry, col=None):
+    """Weight gradient from the head gradient ``dyt`` (``head_grad``) and the columns
+    ``col`` that :func:`conv_forward` kept (rebuilt when ``None``)."""
     batch_last = _batch_last(x.shape, w_shape, groups, geo)
-    col = im2col_recall(xp, x, _col_key(x, groups, geo, batch_last))
     if col is None:
         osz = geo.out_sizes("Convolution", x.shape[2:])
         col = _columns(xp, x, groups, geo, osz, batch_last)
@@ -248,7 +251,7 @@ def _path(xp, x, w, groups: int, geo, osz) -> str:
     return "chunked" if use_batch_first(xp, x, w, groups, geo, osz) else "whole"
 
 
-def _forward(oc, attrs, inputs, out):
+def _forward(oc, attrs, inputs, out, keep_state=False):
     xp = oc.xp
     x, w = inputs[0], inputs[1]
     geo = _geometry(attrs)
@@ -257,16 +260,27 @@ def _forward(oc, attrs, inputs, out):
     out = None if out is None else out[0]
     osz = geo.out_sizes("Convolution", x.shape[2:])
     if use_depthwise(xp, x, w, attrs.num_group, osz, bias):
-        return [depthwise_forward(xp, x, w, geo, osz, bias, out)]
+        y = depthwise_forward(xp, x, w, geo, osz, bias, out)
+        return ([y], None) if keep_state else [y]
     path = _path(xp, x, w, attrs.num_group, geo, osz)
+    # the state (on NumPy): the columns for the weight gradient, tagged with the path
+    # that laid them out; on a GPU the backward rebuilds them (device memory)
+    keep = keep_state and xp is np
     if path == "chunked":
-        return [chunked_forward(xp, x, w, attrs.num_group, geo, osz, bias, out)]
-    if path == "rows":
-        return [rows_forward(xp, x, w, geo, osz, bias, out)]
-    return [conv_forward(xp, x, w, attrs.num_group, geo, bias, out)]
+        y = chunked_forward(xp, x, w, attrs.num_group, geo, osz, bias, out, keep)
+    elif path == "rows":
+        y = rows_forward(xp, x, w, geo, osz, bias, out, keep)
+    else:
+        y = conv_forward(xp, x, w, attrs.num_group, geo, bias, out, keep)
+    if not keep_state:
+        return [y]
+    if not keep:
+        return [y], None
+    y, cols = y
+    return [y], (None if cols is None else (path, cols))
 
 
-def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True)):
+def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True), state=None):
     xp = oc.xp
     x, w = inputs[0], inputs[1]
     geo = _geometry(attrs)
@@ -279,21 +293,22 @@ def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True)):
         grads = depthwise_backward(xp, x, w, dy, geo, mask)
         return grads if not attrs.no_bias else grads[:2]
     path = _path(xp, x, w, g, geo, tuple(dy.shape[2:]))
+    cols = state[1] if state is not None and state[0] == path else None
     if path == "chunked" and mask[0] and not _chunked(xp, x, w, g, geo):
         # small columns taken batch-first (``use_batch_first``): the chunked data
         # gradient (a convolution of the head gradient, F * K rows) loses to the
         # channel-first one here (LeNet's first layer, forward + backward: 13
         # against 4.5 ms)
-        grads = chunked_backward(xp, x, w, dy, g, geo, (False,) + mask[1:])
+        grads = chunked_backward(xp, x, w, dy, g, geo, (False,) + mask[1:], cols)
         grads[0] = conv_backward_data(xp, dy, w, x.shape, g, geo)
         return grads if not attrs.no_bias else grads[:2]
     if path != "whole":
-        grads = (chunked_backward(xp, x, w, dy, g, geo, mask) if path == "chunked" else
-                 rows_backward(xp, x, w, dy, geo, mask))
+        grads = (chunked_backward(xp, x, w, dy, g, geo, mask, cols) if path == "chunked" else
+                 rows_backward(xp, x, w, dy, geo, mask, cols))
         return grads if not attrs.no_bias else grads[:2]
     dyt = head_grad(xp, dy, x.shape, w.shape, g, geo)
     dx = conv_backward_data(xp, dy, w, x.shape, g, geo, dyt) if need[0] else None
-    dw = conv_backward_weight(xp, dyt, x, w.shape, g, geo) if need[1] else None
+    dw = conv_backward_weight(xp, dyt, x, w.shape, g, geo, cols) if need[1] else None
     grads = [dx, dw]
     if not attrs.no_bias:
         grads.append(bias_grad(xp, dyt) if need[2] else None)
@@ -370,6 +385,6 @@ register(support_channel_last(OpDef(
     "Convolution", _forward, backward=_backward, attrs=conv_attrs(), inputs=_inputs,
     infer_shape=_infer_shape, infer_shape_outputs=True, aliases=("Convolution_v1",),
     backward_uses=("inputs",),
-    backward_mask=True,
+    backward_mask=True, saved_state=True,
     doc="N-D convolution (MXNet ``Convolution``); channel-last layouts via "
         "``channel_last``."), moved_inputs=(0, 1)))

@@ -11,12 +11,13 @@ so it gets a fresh property and a fresh operator; a graph node keeps its parsed
 attributes, so its property lives as long as the node.  ``create_operator`` is
 called once per forward call (MXNet does the same imperatively and in hybridized
 blocks); the backward of a call runs on the operator instance of that call's
-forward, found through the identity of the first output array.
+forward, which the forward hands over as the call's saved state
+(``OpDef.saved_state``).  A backward without it (a direct call of the operator's
+backward) runs on a fresh operator.
 """
 from __future__ import annotations
 
 import logging
-import weakref
 
 import numpy as np
 
@@ -87,10 +88,10 @@ class _Plan:
 
 
 class _State:
-    """One property instance with its names, inference plans and live operators."""
+    """One property instance with its names and inference plans."""
 
     __slots__ = ("op_type", "prop", "arg_names", "aux_names", "out_names", "n_args",
-                 "plans", "live", "last")
+                 "plans")
 
     def __init__(self, op_type: str, prop):
         self.op_type = op_type
@@ -100,32 +101,6 @@ class _State:
         self.out_names = tuple(prop.list_outputs())
         self.n_args = len(self.arg_names)
         self.plans: dict = {}
-        self.live: dict = {}
-        self.last = None
-
-    def remember(self, out0, operator) -> None:
-        """Tie ``operator`` to the first output array so backward finds it."""
-        self.last = operator
-        key = id(out0)
-        live = self.live
-
-        def drop(ref, key=key, live=live):
-            entry = live.get(key)
-            if entry is not None and entry[0] is ref:
-                del live[key]
-        try:
-            ref = weakref.ref(out0, drop)
-        except TypeError:  # array type without weak references: fall back to `last`
-            return
-        live[key] = (ref, operator)
-
-    def operator_for(self, outputs):
-        """The operator whose forward produced ``outputs`` (else the latest one)."""
-        if outputs:
-            entry = self.live.get(id(outputs[0]))
-            if entry is not None and entry[0]() is outputs[0]:
-                return entry[1]
-        return self.last
 
 
 # -- structure ------------------------------------------------------------------------
@@ -276,7 +251,7 @@ def _wrap_all(arrays, ctx):
     return [NDArray(a, ctx) for a in arrays]
 
 
-def _forward(oc, attrs, inputs, out):
+def _forward(oc, attrs, inputs, out, keep_state=False):
     from ..autograd import _RecordingScope
     st = attrs.state
     ctx = oc.ctx
@@ -309,17 +284,16 @@ def _forward(oc, attrs, inputs, out):
             raise
         except Exception as err:  # noqa: BLE001 - user code
             raise _user_error(st, "forward", err) from err
-    if outs:
-        st.remember(outs[0], operator)
-    return outs
+    # the state of the call: the operator instance, for its backward
+    return (outs, operator) if keep_state else outs
 
 
-def _backward(oc, attrs, inputs, outputs, out_grads):
+def _backward(oc, attrs, inputs, outputs, out_grads, state=None):
     from ..autograd import _RecordingScope
     st = attrs.state
     ctx = oc.ctx
-    operator = st.operator_for(outputs)
-    if operator is None:  # no forward seen through these attributes (a replayed graph)
+    operator = state
+    if operator is None:  # no forward state handed over (a direct call)
         key = (ctx, tuple(tuple(x.shape) for x in inputs), tuple(x.dtype for x in inputs))
         plan = st.plans.get(key) or _make_plan(st, attrs, ctx, key[1], key[2])
         operator = st.prop.create_operator(ctx, plan.shape_lists, plan.dtype_flags)
@@ -395,5 +369,5 @@ CUSTOM = register(CustomOpDef(
     attrs={"op_type": Attr("str")},
     inputs=_input_names, num_outputs=_num_outputs, output_names=_output_names,
     infer_shape=_infer_shape, infer_type=_infer_type,
-    open_attrs=True, doc=_DOC))
+    open_attrs=True, saved_state=True, doc=_DOC))
 CUSTOM.aux_names = _AUX_MARKER

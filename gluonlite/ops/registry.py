@@ -195,6 +195,20 @@ class OpDef:
     sparse_from_dense : bool
         ``sparse_forward`` also runs when every input is dense (``cast_storage``, which
         makes sparse arrays from dense ones).
+    saved_state : bool
+        Forward can hand per-call state to the backward of the same call (a
+        convolution's columns, the ``RNN`` operator's BPTT caches, cuDNN's reserve space,
+        a ``Custom`` operator instance), instead of backward recomputing it.  Where a
+        backward may follow, the callers that carry state (imperative invoke with the
+        tape, the CachedOp's forward and backward plans) call ``forward(oc, attrs,
+        inputs, out, keep_state=True)``, which then returns ``(outputs, state)``;
+        ``state`` is any object (``None``: nothing kept), handed to ``backward`` as the
+        keyword ``state``.  Without ``keep_state`` forward returns its outputs as usual
+        and backward gets ``state=None``: it must then recompute what it needs (so
+        direct calls of forward and backward keep working).  Backward only reads the
+        state: a retained graph hands the same object to a second backward.  The state
+        may refer to the call's inputs or outputs only where ``backward_uses`` keeps
+        them (the CachedOp reuses the memory of entries that backward does not read).
     open_attrs : bool
         Accept undeclared attributes and keep them as strings (``str(value)``), the
         way MXNet passes ``Custom``'s keyword arguments to the user's operator.
@@ -218,8 +232,10 @@ class OpDef:
                  input_init: dict | None = None, float32_inputs: Sequence[str] = (),
                  second_order: bool | None = None, cuda_fn: Callable | None = None,
                  json_num_outputs: int | Callable | None = None,
-                 sparse_forward: Callable | None = None, sparse_from_dense: bool = False):
+                 sparse_forward: Callable | None = None, sparse_from_dense: bool = False,
+                 saved_state: bool = False):
         self.name = name
+        self.saved_state = saved_state
         self.sparse_forward = sparse_forward
         self.sparse_from_dense = sparse_from_dense
         self.json_num_outputs = json_num_outputs

@@ -23,9 +23,11 @@ the lengths).  ``lstm_state_clip_min/max`` clip the LSTM cell state after each
 step (gradient 0 where clipped; ``lstm_state_clip_nan`` maps NaN to the minimum),
 also cuDNN's semantics, which MXNet's CPU kernel rejects.
 
-In training mode the forward keeps its caches for the backward (see
-:mod:`.rnn_saved`); a backward without them recomputes the forward first.  Then it
-back-propagates through time (see :mod:`.rnn_cells` and :mod:`.rnn_lstm`).
+Where a backward may follow, the forward keeps its caches (every step's gates and
+states) as the call's saved state (``OpDef.saved_state``; MXNet's "reserve space"):
+without them the backward would rerun the whole forward, a third of a training
+step.  A backward without them (a direct call) recomputes the forward first.  Then
+it back-propagates through time (see :mod:`.rnn_cells` and :mod:`.rnn_lstm`).
 """
 from __future__ import annotations
 
@@ -33,7 +35,6 @@ import numpy as np
 
 from .attrs import Attr
 from .common import fail, merge_shapes, put
-from . import rnn_saved
 from .registry import OpDef, register
 from .rnn_cells import GATES, Clip, layer_backward, layer_forward
 
@@ -275,30 +276,25 @@ def _run(oc, attrs, inputs, keep, masks=None):
     return layer_in, hy, cy, masks, caches
 
 
-def _forward(oc, attrs, inputs, out):
-    # in training mode keep the BPTT caches for the backward (see rnn_saved)
-    keep = oc.is_train
-    out_, hy, cy, masks, caches = _run(oc, attrs, inputs, keep=keep)
+def _forward(oc, attrs, inputs, out, keep_state=False):
+    out_, hy, cy, masks, caches = _run(oc, attrs, inputs, keep=keep_state)
     results = [put(out, 0, out_)]
-    if keep:
-        rnn_saved.save(results[0], inputs, (masks, caches))
-    else:
-        rnn_saved.forget(results[0])
     if attrs.state_outputs:
         results.append(put(out, 1, hy))
         if attrs.mode == "lstm":
             results.append(put(out, 2, cy))
     if _has_mask(attrs):
         results.append(put(out, len(results), masks))
+    if keep_state:
+        return results, (masks, caches)   # read-only in backward: reusable by a second one
     return results
 
 
-def _backward(oc, attrs, inputs, outputs, out_grads):
+def _backward(oc, attrs, inputs, outputs, out_grads, state=None):
     xp = oc.xp
     lstm = attrs.mode == "lstm"
-    saved = rnn_saved.take(outputs[0], inputs)
-    if saved is not None:
-        masks, caches = saved
+    if state is not None:
+        masks, caches = state
     else:
         masks = outputs[_n_visible(attrs)] if _has_mask(attrs) else None
         _, _, _, masks, caches = _run(oc, attrs, inputs, keep=True, masks=masks)
@@ -438,7 +434,7 @@ register(OpDef(
     },
     inputs=_input_names, num_outputs=_n_outputs, num_visible_outputs=_n_visible,
     output_names=_output_names, infer_shape=_infer, infer_type=_infer_type,
-    random=True, backward_uses=("inputs", "outputs"),
+    random=True, backward_uses=("inputs", "outputs"), saved_state=True,
     doc="Fused multi-layer recurrent network (MXNet's packed-parameter RNN)."))
 
 

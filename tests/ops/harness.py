@@ -11,6 +11,8 @@ For each sample the harness checks
 * the gradient of every differentiable input against central finite differences
   in float64 (or against ``grad_ref`` for loss layers whose backward ignores the
   head gradient);
+* for operators declaring ``saved_state``: ``forward(..., keep_state=True)`` gives the
+  same outputs, and backward with the state the same gradients as without it;
 * on a GPU (marker ``gpu``), CuPy forward and backward against NumPy.
 """
 from __future__ import annotations
@@ -205,6 +207,37 @@ def check_gradient(op_name, sample, seed=0):
         np.testing.assert_allclose(arrs[i].grad.asnumpy(), num, rtol=sample.grad_rtol,
                                    atol=sample.grad_atol,
                                    err_msg=f"{op_name}: gradient of input {i}")
+
+
+def check_saved_state(op_name, sample):
+    """A ``saved_state`` operator's state changes nothing but the work done: the same
+    outputs, and the same gradients as a backward that recomputes (without state)."""
+    op = get_op(op_name)
+    if not op.saved_state or sample.check is not None:
+        return
+    attrs = op.parse_attrs(dict(sample.attrs))
+    oc = mx.ops.OpContext(np, sample.train, mx.cpu())
+    plain = op.forward(oc, attrs, [a.copy() for a in sample.inputs], None)
+    inputs = [a.copy() for a in sample.inputs]
+    outs, state = op.forward(oc, attrs, inputs, None, keep_state=True)
+    assert len(outs) == len(plain), f"{op_name}: keep_state changed the output count"
+    for a, b in zip(outs, plain):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b),
+                                      err_msg=f"{op_name} forward with keep_state")
+    if not op.differentiable:
+        return
+    rng = np.random.default_rng(1)
+    heads = [rng.uniform(-1, 1, size=np.shape(o)).astype(np.asarray(o).dtype) for o in outs]
+    kwargs = {"need": (True,) * len(inputs)} if op.backward_mask else {}
+    with_state = op.backward(oc, attrs, inputs, outs, [h.copy() for h in heads], state=state,
+                             **kwargs)
+    without = op.backward(oc, attrs, inputs, outs, [h.copy() for h in heads], **kwargs)
+    for i, (a, b) in enumerate(zip(with_state, without)):
+        if a is None or b is None:
+            assert a is None and b is None, f"{op_name}: gradient {i} with/without state"
+            continue
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12,
+                                   err_msg=f"{op_name}: gradient {i} with saved state")
 
 
 def check_gpu_parity(op_name, sample):

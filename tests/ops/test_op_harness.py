@@ -3,9 +3,10 @@ import numpy as np
 import pytest
 
 import gluonlite as mx
-from gluonlite.ops.registry import all_ops
+from gluonlite.ops.registry import all_ops, get_op
 
-from .harness import check_forward, check_gradient, check_gpu_parity, check_inference
+from .harness import (check_forward, check_gpu_parity, check_gradient, check_inference,
+                      check_saved_state)
 from .samples import all_samples
 
 SAMPLES = all_samples()
@@ -36,6 +37,18 @@ def test_inference(name, index):
 @pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
 def test_gradient(name, index):
     check_gradient(name, SAMPLES[name][index])
+
+
+STATE_CASES = [(n, i) for n, i in CASES if get_op(n).saved_state]
+
+
+def test_saved_state_operators_have_samples():
+    assert {n for n, _ in STATE_CASES} >= {"Convolution", "RNN", "Custom"}
+
+
+@pytest.mark.parametrize("name,index", STATE_CASES, ids=[f"{n}-{i}" for n, i in STATE_CASES])
+def test_saved_state(name, index):
+    check_saved_state(name, SAMPLES[name][index])
 
 
 @pytest.mark.gpu
