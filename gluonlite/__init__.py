@@ -62,11 +62,33 @@ __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_co
            "MXNetError", "install_mxnet_alias", "name", "attribute", "AttrScope", "symbol", "sym"]
 
 
-def install_mxnet_alias() -> None:
+# NumPy < 1.24 (what MXNet 1.9 runs beside) had these aliases of the builtin types;
+# code written for MXNet uses them (GluonCV's Faster R-CNN anchors: ``dtype=np.float``).
+_NUMPY_BUILTIN_ALIASES = {"float": float, "int": int, "complex": complex, "object": object,
+                          "str": str}
+
+
+def _restore_numpy_aliases() -> None:
+    """Give NumPy back the builtin-type aliases it removed in 1.24, where it has none of
+    its own (a name NumPy defines again is left alone)."""
+    import numpy
+    for name, value in _NUMPY_BUILTIN_ALIASES.items():
+        if name not in vars(numpy):
+            setattr(numpy, name, value)
+
+
+def install_mxnet_alias(numpy_aliases: bool = True) -> None:
     """Register gluonlite as ``mxnet`` in ``sys.modules`` (submodules included), so code
     that does ``import mxnet`` runs on gluonlite.  ``mxnet.__version__`` reads ``1.9.1``.
+
+    With ``numpy_aliases`` (the default), also restore ``numpy.float``, ``numpy.int``,
+    ``numpy.complex``, ``numpy.object`` and ``numpy.str`` (the builtin types, as NumPy
+    before 1.24 had them), which MXNet-era packages such as GluonCV still use.
     """
     import types
+
+    if numpy_aliases:
+        _restore_numpy_aliases()
 
     alias = types.ModuleType("mxnet", __doc__)
     alias.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})

@@ -53,3 +53,25 @@ def test_names_mxnet_tests_import_from_ndarray_module():
     from gluonlite.ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID, py_slice
     assert py_slice is slice
     assert _STORAGE_TYPE_STR_TO_ID["default"] == 0 and _STORAGE_TYPE_STR_TO_ID["csr"] == 2
+
+
+def test_alias_restores_numpy_builtin_aliases():
+    # GluonCV's Faster R-CNN builds its anchors with ``dtype=np.float`` (NumPy < 1.24)
+    code = (
+        "import numpy as np, gluonlite\n"
+        "gluonlite.install_mxnet_alias()\n"
+        "assert np.float is float and np.int is int and np.object is object\n"
+        "assert np.array([1, 2], dtype=np.float).dtype == np.float64\n"
+        "print('ok')\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "ok"
+    off = subprocess.run([sys.executable, "-c",
+                          "import numpy as np, gluonlite\n"
+                          "before = 'float' in vars(np)\n"
+                          "gluonlite.install_mxnet_alias(numpy_aliases=False)\n"
+                          "print(before == ('float' in vars(np)))"],
+                         capture_output=True, text=True)
+    assert off.stdout.strip() == "True", off.stderr

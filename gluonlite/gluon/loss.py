@@ -32,8 +32,10 @@ def _apply_weighting(F, loss, weight=None, sample_weight=None):
     return loss
 
 
-def _reshape_like(F, x, y, loss_name: str):
-    """``x`` reshaped to ``y``'s shape (the label to the prediction's)."""
+def _reshape_like(F, x, y, loss_name: str = "reshape_like"):
+    """``x`` reshaped to ``y``'s shape (the label to the prediction's).  MXNet's helper
+    takes ``(F, x, y)`` only, and GluonCV imports and calls it so: ``loss_name`` (for
+    the message) is optional."""
     if F is ndarray:
         if x.size != y.size:
             raise MXNetError(f"{loss_name}: label of shape {x.shape} cannot be matched to "

@@ -285,10 +285,12 @@ _ADAMW = {"lr": Attr("float"), "beta1": Attr("float", 0.9), "beta2": Attr("float
 def _adamw_step(xp, attrs, w, g, mean, var, scale: float):
     dt = w.dtype
     g = _clip(xp, g.astype(dt, copy=False) * dt.type(scale), attrs.clip_gradient)
-    mean *= dt.type(attrs.beta1)
-    mean += dt.type(1 - attrs.beta1) * g
-    var *= dt.type(attrs.beta2)
-    var += dt.type(1 - attrs.beta2) * g * g
+    # MXNet casts beta to the weight dtype first, then forms 1 - beta in that dtype
+    b1, b2 = dt.type(attrs.beta1), dt.type(attrs.beta2)
+    mean *= b1
+    mean += (dt.type(1) - b1) * g
+    var *= b2
+    var += (dt.type(1) - b2) * g * g
     step = dt.type(attrs.lr) * mean / (xp.sqrt(var) + dt.type(attrs.epsilon)) \
         + dt.type(attrs.wd) * w
     return w - dt.type(attrs.eta) * step
@@ -342,3 +344,102 @@ register(OpDef("_mp_adamw_update", _mp_adamw,
                aux=("mean", "var", "weight32"), attrs=_ADAMW, infer_shape=_adamw_shapes,
                infer_type=_adamw_types, differentiable=False,
                aliases=("_contrib_mp_adamw_update",)))
+
+
+# ----------------------------------------------------------------------------- multi AdamW
+
+
+def _multi_adamw_op(name: str, mixed: bool):
+    """``_multi_adamw_update``/``_multi_mp_adamw_update``: ``num_weights`` AdamW steps in
+    one call, inputs interleaved per weight (weight, grad, mean, var[, weight32]) and one
+    trailing ``rescale_grad`` array; per-weight ``lrs``, ``wds`` and ``etas``.  A
+    non-finite (or zero) ``rescale_grad`` skips every update, as in MXNet."""
+    names = ("weight", "grad", "mean", "var") + (("weight32",) if mixed else ())
+    step = len(names)
+
+    def input_names(attrs):
+        return tuple(f"{n}_{i}" for i in range(attrs.num_weights) for n in names) \
+            + ("rescale_grad",)
+
+    def check(attrs, count):
+        if not 1 <= attrs.num_weights <= _MAX_WEIGHTS:
+            fail(name, f"num_weights must be in [1, {_MAX_WEIGHTS}], got {attrs.num_weights}")
+        for what in ("lrs", "wds", "etas"):
+            if len(getattr(attrs, what)) != attrs.num_weights:
+                fail(name, f"{what} needs num_weights={attrs.num_weights} values, got "
+                           f"{len(getattr(attrs, what))}")
+        if count != step * attrs.num_weights + 1:
+            fail(name, f"expected {step * attrs.num_weights + 1} inputs, got {count}")
+
+    def forward(oc, attrs, inputs, out):
+        check(attrs, len(inputs))
+        xp = oc.xp
+        scale = _scale_of(inputs[-1])
+        skip = not math.isfinite(scale) or scale == 0
+        results = []
+        for i in range(attrs.num_weights):
+            group = inputs[i * step:(i + 1) * step]
+            weight, grad, mean, var = group[:4]
+            if skip:
+                results.append(put(out, i, weight.copy()))
+                continue
+            a = _PerAdamW(attrs, i)
+            if mixed:
+                master = group[4]
+                master[...] = _adamw_step(xp, a, master, grad.astype(np.float32), mean, var,
+                                          scale)
+                results.append(put(out, i, master.astype(weight.dtype)))
+            else:
+                results.append(put(out, i, _adamw_step(xp, a, weight, grad, mean, var, scale)))
+        return results
+
+    def infer_shape(attrs, shapes):
+        check(attrs, len(shapes))
+        outs = []
+        for i in range(attrs.num_weights):
+            group = shapes[i * step:(i + 1) * step]
+            known = next((s for s in group if s is not None), None)
+            for j in range(step):
+                if group[j] is not None and known is not None and tuple(group[j]) != tuple(known):
+                    fail(name, f"weight {i}: weight, gradient and states differ in shape",
+                         *group)
+                shapes[i * step + j] = known
+            outs.append(known)
+        shapes[-1] = (1,)
+        return shapes, outs
+
+    def infer_type(op, attrs, dtypes):
+        outs = []
+        for i in range(attrs.num_weights):
+            low = dtypes[i * step]
+            for j, n in enumerate(names):
+                dtypes[i * step + j] = _F32 if mixed and n in ("mean", "var", "weight32") \
+                    else low
+            outs.append(low)
+        dtypes[-1] = _F32 if mixed else (dtypes[-1] or dtypes[0])
+        return dtypes, outs
+
+    attrs = {"lrs": Attr("floats"), "wds": Attr("floats"), "etas": Attr("floats"),
+             "beta1": Attr("float", 0.9), "beta2": Attr("float", 0.999),
+             "epsilon": Attr("float", 1e-8), "clip_gradient": Attr("float", -1.0),
+             "num_weights": Attr("int", 1)}
+    aux_names = tuple(f"{n}_{i}" for i in range(_MAX_WEIGHTS) for n in names
+                      if n in ("mean", "var", "weight32"))
+    register(OpDef(name, forward, inputs=input_names, num_outputs=lambda a: a.num_weights,
+                   attrs=attrs, aux=aux_names, infer_shape=infer_shape, infer_type=infer_type,
+                   key_var_num_args="num_weights", differentiable=False, inplace_out=True))
+
+
+class _PerAdamW:
+    """The attributes weight ``i`` of a multi AdamW op sees."""
+
+    __slots__ = ("lr", "wd", "eta", "beta1", "beta2", "epsilon", "clip_gradient")
+
+    def __init__(self, attrs, i):
+        self.lr, self.wd, self.eta = attrs.lrs[i], attrs.wds[i], attrs.etas[i]
+        self.beta1, self.beta2 = attrs.beta1, attrs.beta2
+        self.epsilon, self.clip_gradient = attrs.epsilon, attrs.clip_gradient
+
+
+_multi_adamw_op("_multi_adamw_update", mixed=False)
+_multi_adamw_op("_multi_mp_adamw_update", mixed=True)

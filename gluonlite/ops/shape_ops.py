@@ -36,7 +36,8 @@ def _reshape_bwd(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0].reshape(inputs[0].shape)]
 
 
-def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("data",)):
+def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("data",),
+                       infer_type=None):
     """Register an operator whose output is input 0 reshaped to ``target(attrs, shapes)``."""
     def forward(oc, attrs_, ins, out):
         shape = target(attrs_, [a.shape for a in ins])
@@ -67,7 +68,8 @@ def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("da
 
     register(OpDef(name, forward, backward=backward, attrs=attrs or {}, aliases=aliases,
                    infer_shape=infer, inputs=inputs, backward_uses=("inputs",),
-                   backward_graph=graph, doc=doc, infer_shape_outputs=True))
+                   backward_graph=graph, doc=doc, infer_shape_outputs=True,
+                   **({"infer_type": infer_type} if infer_type else {})))
 
 
 # -- Reshape --------------------------------------------------------------------------
@@ -167,8 +169,15 @@ def _reshape_like_target(attrs, shapes, partial=False):
     return out
 
 
+def _lhs_type(op, attrs, dtypes):
+    """MXNet's ``reshape_like`` ties the output's dtype to lhs only: rhs gives just its
+    shape, so it may have any dtype (GluonNLP's BERT passes int32 positions)."""
+    lhs = dtypes[0]
+    return [lhs, dtypes[1]], [lhs]
+
+
 _register_reshaper(
-    "reshape_like", _reshape_like_target, inputs=("lhs", "rhs"),
+    "reshape_like", _reshape_like_target, inputs=("lhs", "rhs"), infer_type=_lhs_type,
     attrs={"lhs_begin": Attr("int", None), "lhs_end": Attr("int", None),
            "rhs_begin": Attr("int", None), "rhs_end": Attr("int", None)},
     doc="Reshape lhs[lhs_begin:lhs_end] to the dims rhs[rhs_begin:rhs_end].")

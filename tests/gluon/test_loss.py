@@ -88,3 +88,13 @@ def test_softmax_cross_entropy_operator_matches_loss_sum():
     np.testing.assert_allclose(total.asnumpy(), [per_sample.asnumpy().sum()], rtol=1e-5)
     with pytest.raises(mx.MXNetError, match="2-D"):
         mx.nd.softmax_cross_entropy(mx.nd.ones((2, 3, 4)), mx.nd.zeros((2,)))
+
+
+def test_reshape_like_helper_takes_mxnets_three_arguments():
+    # GluonCV's SSDMultiBoxLoss does ``from mxnet.gluon.loss import _reshape_like`` and
+    # calls ``_reshape_like(nd, x, y)``
+    from gluonlite.gluon.loss import _reshape_like
+    out = _reshape_like(mx.nd, mx.nd.arange(6), mx.nd.zeros((2, 3)))
+    assert out.shape == (2, 3)
+    sym = _reshape_like(mx.sym, mx.sym.var("x"), mx.sym.var("y"))
+    assert sym.infer_shape(x=(6,), y=(3, 2))[1] == [(3, 2)]

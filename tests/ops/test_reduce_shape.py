@@ -3,6 +3,7 @@ partial shape inference, dtype rules and attribute strings (MXNet 1.9.1 behaviou
 import numpy as np
 import pytest
 
+import gluonlite as mx
 from gluonlite import autograd, nd
 from gluonlite.base import MXNetError
 from gluonlite.ops.registry import get_op
@@ -191,3 +192,20 @@ def test_reshape_reverse_with_split_code(codes, expected):
 def test_reshape_reverse_split_at_front_is_an_error_as_in_mxnet():
     with pytest.raises(MXNetError, match="Reshape"):
         nd.Reshape(_x(6, 4, 2), shape=(-4, 2, 3, 0), reverse=True)
+
+
+def test_reshape_like_constrains_only_the_lhs_dtype_when_hybridized():
+    # GluonNLP's BERT decoder reshapes float scores like int32 positions
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    args, outs, _ = mx.sym.reshape_like(x, y).infer_type(x="float32", y="int32")
+    assert args == [np.float32, np.int32] and outs == [np.float32]
+
+    class Net(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            return F.reshape_like(a, b) * 2
+
+    net = Net()
+    net.hybridize()
+    out = net(mx.nd.ones((2, 3)), mx.nd.ones((3, 2), dtype="int32"))
+    assert out.dtype == np.float32 and out.shape == (3, 2)
+    np.testing.assert_array_equal(out.asnumpy(), np.full((3, 2), 2.0))

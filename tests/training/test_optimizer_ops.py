@@ -17,6 +17,9 @@ DATA = np.load(os.path.join(HERE, "optimizer_ops.npz"))
 
 def _call(op_name, nds, attrs):
     fn = getattr(mx.nd, op_name, None) or getattr(mx.nd._internal, op_name)
+    if op_name.startswith("_multi_"):
+        step = (len(nds) - 1) // attrs["num_weights"]
+        return fn(*nds, out=nds[:-1:step], **attrs)
     if op_name.startswith("multi_") and "num_weights" in attrs:
         step = len(nds) // attrs["num_weights"]
         return fn(*nds, out=nds[::step], **attrs)
@@ -107,3 +110,25 @@ def test_blocked_two_thread_path_matches_whole_array_rule(op_name, n_states):
     for in_place in (False, True):
         for got, want in zip(run(blocked=True, in_place=in_place), reference):
             np.testing.assert_array_equal(got, want)
+
+
+def test_contrib_adamw_wrappers_take_rescale_grad_as_a_number():
+    # GluonNLP's BERTAdam imports nd.contrib.multi_adamw_update / multi_mp_adamw_update
+    # and passes rescale_grad as a float, which MXNet's Python wrapper makes an array;
+    # values from MXNet 1.9.1
+    from gluonlite.ndarray.contrib import (adamw_update, multi_adamw_update,  # noqa: F401
+                                           multi_mp_adamw_update)
+    w = mx.nd.ones((3,))
+    out = adamw_update(w, mx.nd.ones((3,)), mx.nd.zeros((3,)), mx.nd.zeros((3,)),
+                       rescale_grad=1.0, lr=0.1, eta=1.0)
+    np.testing.assert_array_equal(out.asnumpy(), np.full(3, 0.68377024, np.float32))
+    ws = [mx.nd.ones((3,)), mx.nd.ones((2,))]
+    gs = [mx.nd.ones((3,)), mx.nd.ones((2,)) * 2]
+    ms = [mx.nd.zeros((3,)), mx.nd.zeros((2,))]
+    vs = [mx.nd.zeros((3,)), mx.nd.zeros((2,))]
+    multi_adamw_update(ws, gs, ms, vs, 0.5, lrs=[0.1, 0.2], wds=[0.0, 0.1], etas=[1.0, 1.0],
+                       out=ws)
+    np.testing.assert_allclose(ws[0].asnumpy(), [0.6837703] * 3, rtol=1e-7)
+    np.testing.assert_allclose(ws[1].asnumpy(), [0.26754045] * 2, rtol=1e-7)
+    np.testing.assert_allclose(ms[1].asnumpy(), [0.10000002] * 2, rtol=1e-7)
+    np.testing.assert_allclose(vs[1].asnumpy(), [0.00099999] * 2, rtol=1e-5)

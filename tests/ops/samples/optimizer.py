@@ -159,6 +159,16 @@ def _mp_adamw(w, grad, mean, var, w32, scale, **kw):
     return _adamw(w32, grad.astype(np.float32), mean, var, scale, **kw).astype(w.dtype)
 
 
+def _multi_adamw(rule, per_weight):
+    """Reference of ``_multi_(mp_)adamw_update``: groups of ``per_weight`` inputs, then
+    one rescale_grad array; per-weight lrs, wds and etas."""
+    def ref(*inputs, lrs, wds, etas, num_weights, **kw):
+        scale = inputs[-1]
+        return [rule(*inputs[i * per_weight:(i + 1) * per_weight], scale, lr=lrs[i],
+                     wd=wds[i], eta=etas[i], **kw) for i in range(num_weights)]
+    return ref
+
+
 def _half(*shape):
     return _x(*shape).astype(np.float16)
 
@@ -323,5 +333,18 @@ SAMPLES = {
         Sample([_half(3, 4), _half(3, 4), _f32(3, 4), _f32(3, 4, positive=True), _f32(3, 4),
                 np.array([0.5], np.float32)], dict(lr=0.01, eta=1.0, wd=0.01), ref=_mp_adamw,
                rtol=1e-3, atol=1e-3, name="float16"),
+    ],
+    "_multi_adamw_update": [
+        Sample([_x(3, 4), _x(3, 4), _x(3, 4), _x(3, 4, positive=True),
+                _x(5), _x(5), _x(5), _x(5, positive=True), np.array([0.5])],
+               dict(lrs=(0.01, 0.02), wds=(0.1, 0.0), etas=(0.5, 1.0), clip_gradient=2.0,
+                    num_weights=2), ref=_multi_adamw(_adamw, 4), name="two"),
+    ],
+    "_multi_mp_adamw_update": [
+        Sample([_half(3, 4), _half(3, 4), _f32(3, 4), _f32(3, 4, positive=True), _f32(3, 4),
+                _half(5), _half(5), _f32(5), _f32(5, positive=True), _f32(5),
+                np.array([0.5], np.float32)],
+               dict(lrs=(0.01, 0.02), wds=(0.01, 0.0), etas=(1.0, 0.5), num_weights=2),
+               ref=_multi_adamw(_mp_adamw, 5), rtol=1e-3, atol=1e-3, name="two"),
     ],
 }
