@@ -71,6 +71,7 @@ class BackwardPlan:
             return saved[s]
 
         steps = []
+        monitor_names, monitor_zeros = [], []
         state_slots: dict[int, int] = {}
         for k, u in kept:  # already reversed
             uses = u.op.backward_uses
@@ -95,7 +96,13 @@ class BackwardPlan:
                 state_pos = pos(state_slots[k])
             steps.append((bwd, u.attrs, in_pos, out_pos, u.outs, tuple(zero_specs),
                           targets, state_pos, u.name))
+            monitor_names.append(_backward_output_names(u.name, len(u.ins)))
+            monitor_zeros.append(tuple((shapes[s], dtypes[s]) for s in u.ins))
         self.steps = steps
+        # what a monitor is shown per step: MXNet's backward node outputs, one gradient
+        # per input of the forward node (zeros where none is computed)
+        self._monitor_names = monitor_names
+        self._monitor_zeros = monitor_zeros
         self.state_slots = state_slots
         self.saved_slots = list(saved)
         self.n_slots = info.n_slots
@@ -104,10 +111,12 @@ class BackwardPlan:
         self.grad_inputs = tuple(i for i in range(n_in) if grad_mask[i])
         self.n_steps = len(steps)
 
-    def run(self, oc, saved: list, head_grads: Sequence) -> list:
+    def run(self, oc, saved: list, head_grads: Sequence, monitor=None) -> list:
         """Input gradients (raw arrays or ``None``) from the saved entries and head gradients.
 
         ``head_grads`` holds one raw array (or ``None``: no gradient) per head.
+        ``monitor(name, array)``, when given, sees each step's input gradients under
+        MXNet's backward node output names (``fc_backward_output0``, ...).
         """
         xp = oc.xp
         g = [None] * self.n_slots
@@ -115,7 +124,8 @@ class BackwardPlan:
             if hg is not None:
                 prev = g[s]
                 g[s] = hg if prev is None else prev + hg
-        for bwd, attrs, in_pos, out_pos, outs, zero_specs, targets, st, name in self.steps:
+        for k, (bwd, attrs, in_pos, out_pos, outs, zero_specs, targets, st, name) in \
+                enumerate(self.steps):
             ograds = []
             for s, (shape, dt) in zip(outs, zero_specs):
                 v = g[s]
@@ -140,6 +150,8 @@ class BackwardPlan:
             except Exception as err:
                 raise MXNetError(f"CachedOp backward of node {name}: {type(err).__name__}: "
                                  f"{err}") from err
+            if monitor is not None:
+                self._report(monitor, xp, k, res)
             for j, s in targets:
                 r = res[j]
                 if r is None:
@@ -147,3 +159,19 @@ class BackwardPlan:
                 prev = g[s]
                 g[s] = r if prev is None else prev + r
         return g[:self.n_inputs]
+
+    def _report(self, monitor, xp, k: int, res) -> None:
+        for name, r, (shape, dt) in zip(self._monitor_names[k], res, self._monitor_zeros[k]):
+            if r is None:
+                if shape is None or dt is None:
+                    continue
+                r = xp.zeros(shape, dt)
+            monitor(name, r)
+
+
+def _backward_output_names(node: str, n_inputs: int) -> list:
+    """MXNet's names of a backward node's outputs: ``<node>_backward_output`` for one
+    input, ``<node>_backward_output<i>`` for several."""
+    if n_inputs == 1:
+        return [f"{node}_backward_output"]
+    return [f"{node}_backward_output{i}" for i in range(n_inputs)]

@@ -348,4 +348,5 @@ class ForwardPlan:
         """Input gradients from the entries saved by :meth:`run` and the head gradients."""
         if self.backward_plan is None:
             return [None] * self.n_inputs
-        return self.backward_plan.run(oc or self.oc, saved, head_grads)
+        return self.backward_plan.run(oc or self.oc, saved, head_grads,
+                                      monitor=self.options.monitor)
