@@ -19,6 +19,7 @@ import functools
 from typing import Sequence
 
 from ..base import MXNetError
+from .placement import move_to
 
 __all__ = ["BackwardPlan"]
 
@@ -71,7 +72,7 @@ class BackwardPlan:
             return saved[s]
 
         steps = []
-        monitor_names, monitor_zeros = [], []
+        monitor_names, monitor_zeros, step_units = [], [], []
         state_slots: dict[int, int] = {}
         for k, u in kept:  # already reversed
             uses = u.op.backward_uses
@@ -97,12 +98,14 @@ class BackwardPlan:
             steps.append((bwd, u.attrs, in_pos, out_pos, u.outs, tuple(zero_specs),
                           targets, state_pos, u.name))
             monitor_names.append(_backward_output_names(u.name, len(u.ins)))
+            step_units.append(k)
             monitor_zeros.append(tuple((shapes[s], dtypes[s]) for s in u.ins))
         self.steps = steps
         # what a monitor is shown per step: MXNet's backward node outputs, one gradient
         # per input of the forward node (zeros where none is computed)
         self._monitor_names = monitor_names
         self._monitor_zeros = monitor_zeros
+        self._step_units = step_units  # the forward unit of each step (placement)
         self.state_slots = state_slots
         self.saved_slots = list(saved)
         self.n_slots = info.n_slots
@@ -111,13 +114,19 @@ class BackwardPlan:
         self.grad_inputs = tuple(i for i in range(n_in) if grad_mask[i])
         self.n_steps = len(steps)
 
-    def run(self, oc, saved: list, head_grads: Sequence, monitor=None) -> list:
+    def run(self, oc, saved: list, head_grads: Sequence, monitor=None,
+            placement=None) -> list:
         """Input gradients (raw arrays or ``None``) from the saved entries and head gradients.
 
         ``head_grads`` holds one raw array (or ``None``: no gradient) per head.
         ``monitor(name, array)``, when given, sees each step's input gradients under
         MXNet's backward node output names (``fc_backward_output0``, ...).
+        ``placement`` (per forward unit, an OpContext) runs each step on its unit's device,
+        moving what it reads there; gradients summed across devices meet on the device of
+        the first one.
         """
+        if placement is not None:
+            return self._run_placed(saved, head_grads, monitor, placement)
         xp = oc.xp
         g = [None] * self.n_slots
         for s, hg in zip(self.heads, head_grads):
@@ -160,6 +169,49 @@ class BackwardPlan:
                 g[s] = r if prev is None else prev + r
         return g[:self.n_inputs]
 
+    def _run_placed(self, saved, head_grads, monitor, placement) -> list:
+        """:meth:`run` of a placed plan: the same steps, each on its own device."""
+        g = [None] * self.n_slots
+        for s, hg in zip(self.heads, head_grads):
+            if hg is not None:
+                g[s] = hg if g[s] is None else g[s] + move_to(hg, _ctx_of(g[s]))
+        for k, (bwd, attrs, in_pos, out_pos, outs, zero_specs, targets, st, name) in \
+                enumerate(self.steps):
+            oc = placement[self._step_units[k]]
+            ctx, xp = oc.ctx, oc.xp
+            with (ctx.device() if ctx.device_typeid == 2 else _no_scope()):
+                ograds = []
+                for s, (shape, dt) in zip(outs, zero_specs):
+                    v = g[s]
+                    if v is None:
+                        ref = saved[dt] if shape is None else None
+                        v = xp.zeros(ref.shape if ref is not None else shape,
+                                     ref.dtype if ref is not None else dt)
+                    else:
+                        g[s] = None
+                    ograds.append(move_to(v, ctx))
+                ins = None if in_pos is None else [move_to(saved[p], ctx) for p in in_pos]
+                outs_v = None if out_pos is None else [move_to(saved[p], ctx) for p in out_pos]
+                try:
+                    if st is None:
+                        res = bwd(oc, attrs, ins, outs_v, ograds)
+                    else:
+                        res = bwd(oc, attrs, ins, outs_v, ograds, state=saved[st])
+                except MXNetError:
+                    raise
+                except Exception as err:
+                    raise MXNetError(f"CachedOp backward of node {name}: "
+                                     f"{type(err).__name__}: {err}") from err
+            if monitor is not None:
+                self._report(monitor, xp, k, res)
+            for j, s in targets:
+                r = res[j]
+                if r is None:
+                    continue
+                prev = g[s]
+                g[s] = r if prev is None else prev + move_to(r, _ctx_of(prev))
+        return g[:self.n_inputs]
+
     def _report(self, monitor, xp, k: int, res) -> None:
         for name, r, (shape, dt) in zip(self._monitor_names[k], res, self._monitor_zeros[k]):
             if r is None:
@@ -167,6 +219,22 @@ class BackwardPlan:
                     continue
                 r = xp.zeros(shape, dt)
             monitor(name, r)
+
+
+class _no_scope:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _ctx_of(target):
+    """The Context a raw array lives on (to move a gradient next to ``target``)."""
+    from ..context import Context, cpu
+    if type(target).__module__.startswith("cupy"):
+        return Context("gpu", target.device.id)
+    return cpu()
 
 
 def _backward_output_names(node: str, n_inputs: int) -> list:

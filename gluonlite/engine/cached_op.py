@@ -17,6 +17,7 @@ from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.invoke import _op_context
 from .graph_info import GraphInfo
+from .placement import move_to, unit_contexts
 from .plan import ForwardPlan, PlanOptions
 
 __all__ = ["CachedOp", "CachedOpCall"]
@@ -52,19 +53,24 @@ def _debug_env() -> bool:
 class CachedOpCall:
     """The tape entry of one recorded CachedOp call (autograd's ``function`` role)."""
 
-    __slots__ = ("plan", "saved")
+    __slots__ = ("plan", "saved", "input_ctxs")
 
-    def __init__(self, plan: ForwardPlan, saved: list):
+    def __init__(self, plan: ForwardPlan, saved: list, input_ctxs=None):
         self.plan = plan
         self.saved = saved
+        self.input_ctxs = input_ctxs  # a placed plan's gradients go back to these devices
 
     def _run_backward(self, out_grads: list) -> list:
         plan = self.plan
         ctx = plan.oc.ctx
         if ctx.device_typeid == 2:
             with ctx.device():
-                return plan.backward(self.saved, out_grads)
-        return plan.backward(self.saved, out_grads)
+                grads = plan.backward(self.saved, out_grads)
+        else:
+            grads = plan.backward(self.saved, out_grads)
+        if self.input_ctxs is not None:
+            grads = [g if g is None else move_to(g, c) for g, c in zip(grads, self.input_ctxs)]
+        return grads
 
     def backward(self, *out_grads):
         raise MXNetError("CachedOp does not support higher-order gradients "
@@ -97,6 +103,10 @@ class CachedOp:
         self.data_indices = self.flags.get("data_indices")
         self.param_indices = self.flags.get("param_indices")
         self._debug = bool(self.flags.get("debug", False)) or _debug_env()
+        # model parallelism: ctx_group name -> Context (MXNet's group2ctx), and the device
+        # of nodes without a mapped group (default: the first input's)
+        self._group2ctx = dict(self.flags.get("group2ctx") or {})
+        self._group_default_ctx = self.flags.get("group_default_ctx")
         self._n_heads = len(self._info.heads)
         self._n_in = self._info.n_inputs
 
@@ -152,8 +162,15 @@ class CachedOp:
 
             def monitor(name, data, _cb=cb, _ctx=ctx):
                 _cb(name, NDArray(data, _ctx))
+        placement = None
+        if self._group2ctx:
+            default = self._group_default_ctx or ctx
+            ctxs = unit_contexts(self._info.units, self._group2ctx, default)
+            if ctxs is not None:
+                placement = tuple(_op_context(c, is_train) for c in ctxs)
         options = PlanOptions(static_alloc=self.static_alloc, debug=self._debug,
-                              monitor=monitor, monitor_all=self._monitor_all)
+                              monitor=monitor, monitor_all=self._monitor_all,
+                              placement=placement)
         rewrite = _fusion_pass() if ctx.device_typeid == 2 else None
         if ctx.device_typeid == 2:
             with ctx.device():
@@ -172,6 +189,8 @@ class CachedOp:
         if not n:
             return current_context()
         ctx = inputs[0]._ctx
+        if self._group2ctx:
+            return ctx  # placed across devices: each step moves what it reads
         for x in inputs:
             if x._ctx is not ctx and x._ctx != ctx:
                 raise MXNetError(f"CachedOp: inputs live on different devices ({ctx} and "
@@ -211,7 +230,9 @@ class CachedOp:
         for i in self._info.aux_inputs:
             inputs[i]._bump()
         nd = _NDArray or _nd_class()
-        if self._n_heads == 1:
+        if plan.head_ctxs is not None:
+            outputs = [nd(h, c or ctx) for h, c in zip(heads, plan.head_ctxs)]
+        elif self._n_heads == 1:
             outputs = [nd(heads[0], ctx)]
         else:
             outputs = [nd(h, ctx) for h in heads]
@@ -248,9 +269,10 @@ class CachedOp:
         for k, y in enumerate(outputs):
             if heads[k] in plan.saved_slots:
                 chunks.append(y._get_chunk())
+        input_ctxs = [x._ctx for x in inputs] if plan.head_ctxs is not None else None
         node = _ag.Node(None, None, parents, None, None, chunks, plan.oc.is_train,
                         plan.oc.ctx, [y.shape for y in outputs], [y._data.dtype for y in outputs],
-                        function=CachedOpCall(plan, saved))
+                        function=CachedOpCall(plan, saved, input_ctxs))
         for k, y in enumerate(outputs):
             y._entry = (node, k)
 
@@ -294,8 +316,10 @@ class CachedOp:
             heads, saved = plan.run(datas, mask is not None)
         for i in self._info.aux_inputs:
             inputs[i]._bump()
-        state = None if mask is None else CachedOpCall(plan, saved)
-        return [NDArray(h, ctx) for h in heads], state
+        input_ctxs = [x._ctx for x in inputs] if plan.head_ctxs is not None else None
+        state = None if mask is None else CachedOpCall(plan, saved, input_ctxs)
+        head_ctxs = plan.head_ctxs or [ctx] * len(heads)
+        return [NDArray(h, c or ctx) for h, c in zip(heads, head_ctxs)], state
 
     def backward(self, state: CachedOpCall, out_grads: Sequence) -> list:
         """Input gradients (raw arrays, ``None`` where not wanted) of a :meth:`forward` run.

@@ -24,6 +24,7 @@ from ..base import MXNetError
 from .backward_plan import BackwardPlan
 from .graph_info import OpUnit
 from .memory import make_view, plan_memory
+from .placement import move_to
 
 __all__ = ["ForwardPlan", "PlanOptions"]
 
@@ -31,15 +32,17 @@ __all__ = ["ForwardPlan", "PlanOptions"]
 class PlanOptions:
     """Plan-wide switches: ``static_alloc``, ``debug`` (poison freed buffers), ``monitor``."""
 
-    __slots__ = ("static_alloc", "debug", "monitor", "monitor_all", "fusion")
+    __slots__ = ("static_alloc", "debug", "monitor", "monitor_all", "fusion", "placement")
 
     def __init__(self, static_alloc=False, debug=False, monitor=None, monitor_all=False,
-                 fusion=True):
+                 fusion=True, placement=None):
         self.static_alloc = static_alloc
         self.debug = debug
         self.monitor = monitor
         self.monitor_all = monitor_all
         self.fusion = fusion
+        # per graph unit, the OpContext of its device (model parallelism; see placement.py)
+        self.placement = placement
 
 
 def _known(shape) -> bool:
@@ -114,6 +117,15 @@ def _as_array(r, xp):
     return r
 
 
+def _run_placed(fwd: Callable, oc, attrs, inputs) -> list:
+    """One step of a placed plan on its device ``oc.ctx``, its inputs moved there."""
+    ctx = oc.ctx
+    if ctx.device_typeid == 2:
+        with ctx.device():
+            return fwd(oc, attrs, [move_to(x, ctx) for x in inputs], None)
+    return fwd(oc, attrs, [move_to(x, ctx) for x in inputs], None)
+
+
 def _keeping_state(forward: Callable, norm: bool) -> Callable:
     """The step function of a ``saved_state`` operator whose backward is planned: its
     results with the per-call state appended (stored in the step's state slot)."""
@@ -166,7 +178,8 @@ class ForwardPlan:
             pinned.update(range(info.n_slots))
         self.backward_plan = None
         wants_grad = grad_mask is not None and any(grad_mask)
-        if rewrite is not None and options.monitor is None:
+        placed = options.placement is not None
+        if rewrite is not None and options.monitor is None and not placed:
             units = list(rewrite(units, frozenset(pinned), self.shapes, self.dtypes, oc,
                                  wants_grad))
         if wants_grad:
@@ -185,8 +198,9 @@ class ForwardPlan:
         self.units = units
         planned = []
         for u in units:
-            planned.append(all(s not in pinned and self.shapes[s] is not None
-                               and self.dtypes[s] is not None for s in u.outs))
+            # a placed plan's steps allocate on their own devices: no shared buffers
+            planned.append(not placed and all(s not in pinned and self.shapes[s] is not None
+                                              and self.dtypes[s] is not None for s in u.outs))
         self.memory = plan_memory([u.ins for u in units], [u.outs for u in units], planned,
                                   self.shapes, self.dtypes, reuse=options.monitor is None)
         self.planned = planned
@@ -210,7 +224,12 @@ class ForwardPlan:
                             for k, u in enumerate(units)]
         self._static = None
         self._busy = False
-        self._slow = bool(options.debug or options.monitor is not None)
+        self._slow = bool(options.debug or options.monitor is not None or placed)
+        # the device of each head (the call's device unless the plan is placed)
+        self.head_ctxs = None
+        if placed:
+            made = {s: options.placement[k].ctx for k, u in enumerate(units) for s in u.outs}
+            self.head_ctxs = tuple(made.get(h) for h in info.heads)
         self.n_allocations = 0  # planned-buffer allocations so far (tests static_alloc)
         if self.backward_plan is not None:
             self.saved_slots = tuple(self.backward_plan.saved_slots)
@@ -315,19 +334,25 @@ class ForwardPlan:
         if mon is not None and opts.monitor_all:
             for i in range(self.n_inputs):
                 mon(self.info.slot_names[i], slots[i])
+        placement = opts.placement
         for k, (u, step, ob) in enumerate(zip(self.units, self.steps, step_outs)):
             fwd, attrs, ins, outs, _ = step
             if mon is not None and opts.monitor_all:
                 for name, s in zip(u.in_names, ins):
                     mon(f"{u.name}_{name}", slots[s])
+            step_oc = oc if placement is None else placement[k]
             try:
-                res = fwd(oc, attrs, [slots[i] for i in ins], ob)
+                if placement is None:
+                    res = fwd(oc, attrs, [slots[i] for i in ins], ob)
+                else:
+                    res = _run_placed(fwd, step_oc, attrs, [slots[i] for i in ins])
             except MXNetError:
                 raise
             except Exception as err:
                 raise self._explain(step, slots, err) from err
             for s, r in zip(outs, res):
-                slots[s] = _as_array(r, xp) if s < n_entries else r  # past: a state slot
+                # past the entries: a state slot
+                slots[s] = _as_array(r, step_oc.xp) if s < n_entries else r
             if mon is not None:
                 for name, s in zip(u.out_names, outs):
                     mon(name, slots[s])
@@ -349,4 +374,5 @@ class ForwardPlan:
         if self.backward_plan is None:
             return [None] * self.n_inputs
         return self.backward_plan.run(oc or self.oc, saved, head_grads,
-                                      monitor=self.options.monitor)
+                                      monitor=self.options.monitor,
+                                      placement=self.options.placement)

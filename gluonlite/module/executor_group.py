@@ -24,6 +24,56 @@ from ..io import DataDesc
 __all__ = ["DataParallelExecutorGroup"]
 
 
+class _PlacedGraph:
+    """Device ``ctx``'s share of a model-parallel module: one CachedOp whose nodes run on
+    their ``ctx_group``'s device (``group2ctx``), over the parameters' copies on ``ctx``;
+    called like the SymbolBlock it stands for, with the data inputs."""
+
+    def __init__(self, symbol, params, input_names, group2ctx, ctx):
+        from ..engine.cached_op import CachedOp
+        self._op = CachedOp(symbol, flags=[("group2ctx", group2ctx or {}),
+                                           ("group_default_ctx", ctx)])
+        self._order = self._op.list_inputs()
+        self._params = params
+        self._input_names = list(input_names)
+        self._ctx = ctx
+
+    def __call__(self, *arrays):
+        given = dict(zip(self._input_names, arrays))
+        args = [given[n] if n in given else self._params[n].data(self._ctx)
+                for n in self._order]
+        return self._op(*args)
+
+
+def _prepare_group2ctxs(group2ctxs, n_devices: int) -> list:
+    """One ``{group: Context}`` (or ``None``) per device, from MXNet's forms: ``None``, a
+    list of dicts (one per device), or one dict whose values are a Context or a list of
+    one Context per device (or of one Context for all)."""
+    if group2ctxs is None:
+        return [None] * n_devices
+    if isinstance(group2ctxs, list):
+        if len(group2ctxs) != n_devices:
+            raise MXNetError(f"Module: group2ctxs has {len(group2ctxs)} entries for "
+                             f"{n_devices} contexts")
+        return [dict(g) if g else None for g in group2ctxs]
+    if not isinstance(group2ctxs, dict):
+        raise MXNetError("Module: group2ctxs must be a dict or a list of dicts")
+    out = []
+    for k in range(n_devices):
+        g2c = {}
+        for group, ctx in group2ctxs.items():
+            if isinstance(ctx, (list, tuple)):
+                if len(ctx) == 1:
+                    ctx = list(ctx) * n_devices  # one Context for every device
+                if len(ctx) != n_devices:
+                    raise MXNetError(f"Module: group2ctxs['{group}'] has {len(ctx)} "
+                                     f"contexts for {n_devices} devices")
+                ctx = ctx[k]
+            g2c[group] = ctx
+        out.append(g2c)
+    return out
+
+
 def _split_input_slice(batch_size: int, work_load_list) -> list:
     """Batch slices proportional to ``work_load_list``."""
     total = float(sum(work_load_list))
@@ -140,11 +190,11 @@ class DataParallelExecutorGroup:
                  for_training: bool, inputs_need_grad: bool, shared_group=None,
                  logger=logging, fixed_param_names=None, grad_req="write", state_names=None,
                  group2ctxs=None):
-        if group2ctxs:
-            raise MXNetError("Module: group2ctxs (model parallelism) is not supported by "
-                             "gluonlite")
         self.symbol = symbol
         self.contexts = list(contexts)
+        self.group2ctxs = _prepare_group2ctxs(group2ctxs, len(self.contexts))
+        self._input_groups = {n: a.get("__ctx_group__", a.get("ctx_group"))
+                              for n, a in symbol.attr_dict().items()}
         self.workload = list(workload)
         self.param_names = list(param_names)
         self.arg_names = symbol.list_arguments()
@@ -195,10 +245,27 @@ class DataParallelExecutorGroup:
                                   params=shared)
         self._params = self._block.collect_params()
         self._declare_params()
+        # per device, the block it runs: with model parallelism (group2ctxs) each device
+        # gets its own graph placement over the same parameters
+        self._blocks = [self._block] * len(self.contexts)
+        if any(self.group2ctxs):
+            self._blocks = [self._placed_block(inputs, dtypes, k)
+                            for k in range(len(self.contexts))]
         self.execs = [_DeviceView(self, k) for k in range(len(self.contexts))]
         self._states = {n: [nd.zeros(self._device_shape(self._input_shapes[n], k,
                                                         self._state_axis(n)), ctx=c)
                             for k, c in enumerate(self.contexts)] for n in self.state_names}
+
+    def _placed_block(self, inputs, dtypes, k: int):
+        """The graph of device ``k`` with its nodes placed by group (see ``_PlacedGraph``)."""
+        return _PlacedGraph(self.symbol, self._params, inputs, self.group2ctxs[k],
+                            self.contexts[k])
+
+    def _input_ctx(self, name: str, k: int):
+        """Where device ``k`` keeps input ``name``: its group's device, else the device's."""
+        g2c = self.group2ctxs[k]
+        group = self._input_groups.get(name)
+        return g2c.get(group, self.contexts[k]) if g2c and group else self.contexts[k]
 
     def _set_shapes(self, data_shapes, label_shapes) -> None:
         self.data_shapes = [d if isinstance(d, DataDesc) else DataDesc(*d) for d in data_shapes]
@@ -306,9 +373,11 @@ class DataParallelExecutorGroup:
         data = list(data_batch.data)
         labels = list(getattr(data_batch, "label", None) or [])
         per_device = []
-        for k, (sl, ctx) in enumerate(zip(self.slices, self.contexts)):
-            arrays = [_slice(d, sl, axis, ctx) for d, axis in zip(data, self.data_layouts)]
+        for k, sl in enumerate(self.slices):
+            arrays = [_slice(d, sl, axis, self._input_ctx(name, k))
+                      for d, axis, name in zip(data, self.data_layouts, self.data_names)]
             for name in self._label_inputs:
+                ctx = self._input_ctx(name, k)
                 if labels and name in self.label_names:
                     i = self.label_names.index(name)
                     axis = self.label_layouts[i] if self.label_layouts else 0
@@ -326,7 +395,7 @@ class DataParallelExecutorGroup:
             is_train = self.for_training
         self._inputs = self._device_inputs(data_batch)
         outputs = []
-        for arrays in self._inputs:
+        for block, arrays in zip(self._blocks, self._inputs):
             if self.inputs_need_grad and is_train:
                 # own copies: attach_grad on the caller's array (another module's output)
                 # would cut it from the graph that produced it
@@ -335,13 +404,13 @@ class DataParallelExecutorGroup:
                     arrays[i].attach_grad()
             if is_train and self.for_training:
                 with autograd.record(train_mode=True):
-                    out = self._block(*arrays)
+                    out = block(*arrays)
             elif is_train:
                 with autograd.train_mode():
-                    out = self._block(*arrays)
+                    out = block(*arrays)
             else:
                 with autograd.predict_mode():
-                    out = self._block(*arrays)
+                    out = block(*arrays)
             outputs.append(list(out) if isinstance(out, (list, tuple)) else [out])
         self._outputs = outputs
         self._is_train = is_train

@@ -57,8 +57,11 @@ class Module(BaseModule):
         Parameters not updated.
     state_names : list of str, optional
         Inputs that are states (set with :meth:`set_states`, not from batches).
-    group2ctxs, compression_params
-        Accepted for compatibility; model parallelism by groups is not supported.
+    group2ctxs : dict or list of dict, optional
+        Model parallelism: ``ctx_group`` name -> Context (or one Context per device of
+        ``context``), or one such dict per device; nodes of a group run on its device.
+    compression_params
+        Accepted for compatibility (no gradient compression across devices).
     """
 
     def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",),
@@ -70,9 +73,7 @@ class Module(BaseModule):
         self._work_load_list = list(work_load_list or [1] * len(self._context))
         if len(self._work_load_list) != len(self._context):
             raise ValueError("Module: work_load_list must have one entry per context")
-        if group2ctxs:
-            raise MXNetError("Module: group2ctxs (model parallelism) is not supported by "
-                             "gluonlite")
+        self._group2ctxs = group2ctxs
         self._symbol = symbol
         self._data_names = list(data_names or [])
         self._label_names = list(label_names or [])
@@ -166,7 +167,7 @@ class Module(BaseModule):
             self._symbol, self._context, self._work_load_list, self._data_shapes,
             self._label_shapes, self._param_names, for_training, inputs_need_grad,
             shared_group, logger=self.logger, fixed_param_names=self._fixed_param_names,
-            grad_req=grad_req, state_names=self._state_names)
+            grad_req=grad_req, state_names=self._state_names, group2ctxs=self._group2ctxs)
         self.binded = True
         if self.params_initialized:
             self._copy_params_to_devices()

@@ -253,3 +253,34 @@ def test_hybridized_conv_net_two_calls_in_flight(flags):
     for g_call, w_call in zip(got, want):
         for g, w in zip(g_call, w_call):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_placed_cached_op_runs_groups_on_their_devices_with_state():
+    """A CachedOp with ``group2ctx`` (model parallelism): outputs live on their node's
+    device, gradients return to the inputs' devices, saved state still reaches backward
+    (a Convolution in a group), and the numbers equal the unplaced graph's."""
+    with mx.AttrScope(ctx_group="dev1"):
+        x = mx.sym.var("x")
+        conv = mx.sym.Convolution(x, kernel=(3, 3), num_filter=2, name="conv")
+    with mx.AttrScope(ctx_group="dev2"):
+        y = mx.sym.relu(conv) * 3
+    rng = np.random.default_rng(2)
+    args = [rng.normal(size=(2, 1, 5, 5)), rng.normal(size=(2, 1, 3, 3)),
+            rng.normal(size=(2,))]
+    results = []
+    for flags in ([("group2ctx", {"dev1": mx.cpu(1), "dev2": mx.cpu(2)})], []):
+        op = mx.nd.CachedOp(y, flags=flags)
+        ctxs = [mx.cpu(1)] * 3 if flags else [mx.cpu(0)] * 3
+        arrs = [mx.nd.array(a, ctx=c) for a, c in zip(args, ctxs)]
+        for a in arrs:
+            a.attach_grad()
+        with mx.autograd.record():
+            out = op(*arrs)
+        out.backward(mx.nd.ones(out.shape, ctx=out.context))
+        results.append((out, [a.grad for a in arrs]))
+    (out, grads), (ref, ref_grads) = results
+    assert out.context == mx.cpu(2)
+    assert [g.context for g in grads] == [mx.cpu(1)] * 3
+    np.testing.assert_allclose(out.asnumpy(), ref.asnumpy(), rtol=1e-6)
+    for g, r in zip(grads, ref_grads):
+        np.testing.assert_allclose(g.asnumpy(), r.asnumpy(), rtol=1e-6)

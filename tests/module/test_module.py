@@ -204,3 +204,55 @@ def test_sparse_variables_keep_their_storage_type_in_the_module_copies():
     assert after["v"].stype == "row_sparse"
     changed = np.abs(after["v"].asnumpy() - before).ravel() > 0
     np.testing.assert_array_equal(changed, [True] * 4 + [False] * 2)
+
+
+def _ctx_group_net():
+    with mx.AttrScope(ctx_group="dev1"):
+        a = mx.sym.var("a") * 2
+    with mx.AttrScope(ctx_group="dev2"):
+        b = mx.sym.var("b")
+        c = mx.sym.FullyConnected(a + b, num_hidden=3, name="fc")
+    return c
+
+
+@pytest.mark.parametrize("contexts,group2ctxs,grad_ctxs", [
+    ([mx.cpu(0)], {"dev1": mx.cpu(1), "dev2": mx.cpu(2)}, [mx.cpu(1), mx.cpu(2)]),
+    ([mx.cpu(0), mx.cpu(1)], [{"dev1": mx.cpu(2), "dev2": mx.cpu(3)},
+                              {"dev1": mx.cpu(4), "dev2": mx.cpu(5)}], None),
+    ([mx.cpu(0), mx.cpu(1)], {"dev1": mx.cpu(2), "dev2": [mx.cpu(3)]}, None),
+    ([mx.cpu(0), mx.cpu(1)], {"dev1": [mx.cpu(2), mx.cpu(4)], "dev2": mx.cpu(3)}, None),
+])
+def test_group2ctxs_places_groups_and_keeps_the_numbers(contexts, group2ctxs, grad_ctxs):
+    """Model parallelism (MXNet's ``group2ctxs``): inputs of a ``ctx_group`` live on its
+    device (their gradients too) and the results equal the unplaced module's."""
+    shape = (4, 5)
+    rng = np.random.default_rng(0)
+    batch = mx.io.DataBatch(data=[mx.nd.array(rng.normal(size=shape)),
+                                  mx.nd.array(rng.normal(size=shape))])
+    results = []
+    for g2c in (group2ctxs, None):
+        mod = mx.mod.Module(_ctx_group_net(), context=contexts, data_names=["a", "b"],
+                            label_names=None, group2ctxs=g2c)
+        mod.bind(data_shapes=[("a", shape), ("b", shape)], inputs_need_grad=True)
+        mod.init_params(initializer=mx.init.Constant(0.1))
+        mod.forward(batch, is_train=True)
+        mod.backward([mx.nd.ones((4, 3))])
+        results.append((mod.get_outputs()[0].asnumpy(), mod.get_input_grads(),
+                        mod._exec_group.grad_arrays))
+    (out, grads, wgrads), (ref_out, ref_grads, ref_wgrads) = results
+    np.testing.assert_allclose(out, ref_out, rtol=1e-6)
+    for g, r in zip(grads, ref_grads):
+        np.testing.assert_allclose(g.asnumpy(), r.asnumpy(), rtol=1e-6)
+    for g, r in zip(wgrads, ref_wgrads):
+        np.testing.assert_allclose(sum(x.asnumpy() for x in g), sum(x.asnumpy() for x in r),
+                                   rtol=1e-6)
+    if grad_ctxs is not None:
+        assert [g.context for g in grads] == grad_ctxs
+
+
+def test_group2ctxs_with_a_wrong_device_count_raises():
+    with pytest.raises(mx.base.MXNetError, match="group2ctxs"):
+        mod = mx.mod.Module(_ctx_group_net(), context=[mx.cpu(0), mx.cpu(1)],
+                            data_names=["a", "b"], label_names=None,
+                            group2ctxs={"dev1": [mx.cpu(1), mx.cpu(2), mx.cpu(3)]})
+        mod.bind(data_shapes=[("a", (2, 5)), ("b", (2, 5))])
