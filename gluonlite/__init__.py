@@ -1,6 +1,79 @@
 """gluonlite: MXNet 1.9's Gluon API on NumPy (CPU) and CuPy (GPU).
 
 ``import gluonlite as mx`` gives MXNet's top-level names.
+
+Notes for contributors
+======================
+
+Layers
+------
+The package is built in layers, bottom up: ``device < ops < tape < arrays < graphs <
+engine < front``.  A module imports only its own layer and the layers below it, at
+module level and inside functions alike.  Where a lower layer needs something of a
+higher one, the higher one lends it when it loads: the arrays layer gives the tape its
+array class, a wrapper and the ``F`` namespace (``autograd.use_arrays``); the Executor
+gives ``Symbol`` its ``bind`` (``symbol.symbol.use_executor``); ``mx.operator``
+installs the ``Custom`` operator's runtime (``ops.custom.use_runtime``); this file,
+the package face, may import everything and sets ``mx.nd.CachedOp``.
+``tests/test_layering.py`` parses the table below (the top-level modules of each
+layer; ``*`` is every module not named) and checks every import of the package
+against it::
+
+    device: base backend context _malloc _rng name attribute util registry libinfo
+    ops: ops
+    tape: autograd
+    arrays: ndarray
+    graphs: symbol
+    engine: engine
+    front: *
+
+``device`` holds ``Context`` and the array module (``numpy``/``cupy``) of each
+device, ``MXNetError``; ``ops`` the operator registry, written against ``xp`` only;
+``tape`` the autograd tape over raw arrays (it knows no ``NDArray`` class);
+``arrays`` ``NDArray``, imperative invoke, ``nd.*``, ``nd.save``/``nd.load``;
+``graphs`` ``Symbol``, JSON, shape/type inference; ``engine`` the CachedOp; ``front``
+Gluon, the Executor (``mx.executor``), custom operators (``mx.operator``), the Module
+family, optimizers, metrics, io, kvstore, image, contrib.
+
+Where an operator lives
+-----------------------
+Every operator is defined once, in ``gluonlite/ops/<family>.py``, as
+``register(OpDef(name, forward, backward=..., ...))``; heavy kernels and helpers live
+in private modules beside it (``ops/_*.py``).  That one definition serves ``nd.X``,
+``sym.X``, ``F.X`` in ``hybrid_forward``, the JSON loader and the CachedOp.  Its test
+samples go in ``tests/ops/samples/<family>.py`` (``SAMPLES[name]``); the op harness
+(``tests/ops/harness.py``) walks the whole registry and fails on an operator without
+samples.  Forward is ``forward(oc, attrs, inputs, out)`` on raw arrays with
+``xp = oc.xp``, writing into ``out`` when given; backward is ``backward(oc, attrs,
+inputs, outputs, out_grads)``, one gradient (or ``None``) per input.
+
+What an operator declares
+-------------------------
+What the engine, symbols and Gluon need to know is declared on the ``OpDef`` (see its
+docstring), never inferred from the name: MXNet's ``name``, ``aliases``, ``attrs``
+(types and MXNet defaults), ``inputs``, ``aux`` (auxiliary states),
+``num_outputs``/``num_visible_outputs``, ``infer_shape``/``infer_type``; the traits
+``elementwise`` (one shape for every input and output), ``cuda``/``cuda_grad`` or
+``cuda_fn`` (fusion expressions, the latter from attributes and dtype), ``fuse_int``
+(fuses on integers), ``fuse_shape``, ``input_init`` (``__init__`` of auxiliary
+variables), ``float32_inputs``, ``backward_uses`` (what backward reads),
+``backward_mask``, ``inplace_out``, ``second_order`` with ``backward_graph`` (the
+gradient for ``create_graph=True``, written over the ``F`` namespace that the tape
+hands in, so ``ops/`` never imports ``ndarray``: ``backward_graph(F, attrs, inputs,
+outputs, out_grads)``), ``sparse_forward``/``sparse_from_dense`` (MXNet's storage
+dispatch) and ``saved_state``.  No list of operator names lives outside ``ops/``.
+
+How state reaches backward
+--------------------------
+An operator whose backward wants what its forward computed (a convolution's columns,
+the RNN's BPTT caches, a ``Custom`` operator's instance) declares
+``saved_state=True``.  Where a backward may follow, callers run ``forward(oc, attrs,
+inputs, out, keep_state=True)``, which returns ``(outputs, state)``; imperative invoke
+puts ``state`` on the tape node, the CachedOp keeps it in its plan's saved entries,
+and backward receives it as ``backward(..., state=state)``.  Without ``keep_state``
+forward returns its outputs alone and backward gets ``state=None`` and must recompute.
+Backward only reads the state (a retained graph hands it to a second backward).  No
+cache keyed on object identity stands in for it.
 """
 from __future__ import annotations
 
@@ -30,6 +103,8 @@ from . import initializer  # noqa: E402,F401
 from . import initializer as init  # noqa: E402,F401
 from . import symbol  # noqa: E402,F401
 from . import symbol as sym  # noqa: E402,F401
+from . import engine  # noqa: E402
+ndarray.CachedOp = engine.CachedOp  # mx.nd.CachedOp, without nd importing the engine
 from . import gluon  # noqa: E402,F401
 from . import monitor  # noqa: E402,F401
 from . import monitor as mon  # noqa: E402,F401

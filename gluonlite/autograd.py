@@ -7,6 +7,12 @@ output array points at ``(node, index)``.  ``backward`` walks the nodes reachabl
 from the heads in reverse topological order.  Each node also remembers the
 storage version of the arrays it saved; an array modified in place after it was
 recorded makes ``backward`` raise instead of returning a wrong gradient.
+
+The tape sits below the arrays layer and knows no array class: the arrays layer
+(``gluonlite.ndarray``) lends it, when it loads, through :func:`use_arrays` the class
+its users pass (heads, variables, head gradients), a factory wrapping a raw array,
+and the namespace ``F`` of recorded array functions that operators' ``backward_graph``
+receives for ``create_graph=True``.
 """
 from __future__ import annotations
 
@@ -28,6 +34,29 @@ class _State(threading.local):
 
 
 _state = _State()
+
+# Lent by the arrays layer (see use_arrays); None until gluonlite.ndarray has loaded.
+_Array = None  # the array class of the tape's users (NDArray)
+_wrap = None  # _wrap(raw, ctx) -> array, no copy
+_F = None  # recorded array functions, handed to OpDef.backward_graph as ``F``
+
+
+def use_arrays(array_type: type, wrap, namespace) -> None:
+    """Lend the tape what it needs from the arrays layer (called by ``gluonlite.ndarray``).
+
+    Parameters
+    ----------
+    array_type : type
+        The array class users pass as heads, variables and head gradients; the tape
+        reads and sets its ``_data``, ``_ctx``, ``_entry``, ``_grad``, ``_grad_req``.
+    wrap : callable
+        ``wrap(raw, ctx)`` makes an array of ``array_type`` around a raw array (no copy).
+    namespace : module or object
+        The array functions (``F.sum``, ``F.where``, ``F.NDArray``, ...) that
+        operators' ``backward_graph`` calls, recorded, for ``create_graph=True``.
+    """
+    global _Array, _wrap, _F
+    _Array, _wrap, _F = array_type, wrap, namespace
 
 
 def is_recording() -> bool:
@@ -167,8 +196,7 @@ def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx, st
 
 def mark_variables(variables, gradients, grad_reqs="write") -> None:
     """Mark arrays as leaves whose gradients are written into ``gradients``."""
-    from .ndarray.ndarray import NDArray
-    if isinstance(variables, NDArray):
+    if isinstance(variables, _Array):
         variables, gradients = [variables], [gradients]
     if isinstance(grad_reqs, str):
         grad_reqs = [grad_reqs] * len(variables)
@@ -216,7 +244,7 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
     recorded operators (each node's ``backward_graph``), so they can be
     differentiated again.
     """
-    from .ndarray.ndarray import NDArray
+    Array, wrap = _Array, _wrap
     entries = []
     for h in heads:
         if h._entry is not None:
@@ -230,16 +258,16 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
     node_grads: dict = {}
     leaf_grads: dict = {}
     for h, e, hg in zip(heads, entries, head_grads):
-        if isinstance(hg, NDArray) and hg._ctx != h._ctx:
+        if isinstance(hg, Array) and hg._ctx != h._ctx:
             hg = hg.as_in_context(h._ctx)  # as MXNet, a head gradient may live elsewhere
         if hg is None:
             g = _ones_like(h._data)
             if create_graph:
-                g = NDArray(g, h.context)
+                g = wrap(g, h.context)
         elif create_graph:
-            g = hg if isinstance(hg, NDArray) else NDArray(hg, h.context)
+            g = hg if isinstance(hg, Array) else wrap(hg, h.context)
         else:
-            g = hg._data if isinstance(hg, NDArray) else hg
+            g = hg._data if isinstance(hg, Array) else hg
             if tuple(g.shape) != tuple(h.shape):
                 raise MXNetError(f"backward: head gradient shape {tuple(g.shape)} does not "
                                  f"match head shape {h.shape}")
@@ -314,15 +342,15 @@ def _node_backward(node, out_grads, train_mode):
 
 
 def _node_backward_graph(node, out_grads):
-    """Backward of one node as recorded NDArray operations (for ``create_graph``)."""
-    from .ndarray.ndarray import NDArray
+    """Backward of one node as recorded array operations (for ``create_graph``)."""
+    Array, wrap = _Array, _wrap
     ctx = node.ctx
     for i, g in enumerate(out_grads):
         if g is None:
-            out_grads[i] = NDArray(ctx.xp.zeros(node.out_shapes[i], dtype=node.out_dtypes[i]), ctx)
+            out_grads[i] = wrap(ctx.xp.zeros(node.out_shapes[i], dtype=node.out_dtypes[i]), ctx)
     if node.function is not None:
         res = node.function.backward(*out_grads)
-        return [res] if isinstance(res, NDArray) else list(res)
+        return [res] if isinstance(res, Array) else list(res)
     op = node.op
     if not op.second_order:
         raise MXNetError(f"Operator {op.name} does not support higher-order gradients "
@@ -331,20 +359,20 @@ def _node_backward_graph(node, out_grads):
     if node.in_datas is not None:
         inputs = []
         for raw, parent in zip(node.in_datas, node.parents):
-            if isinstance(parent, NDArray):
+            if isinstance(parent, Array):
                 inputs.append(parent)  # a leaf: its own gradient is wanted
             else:
-                x = NDArray(raw, ctx)
+                x = wrap(raw, ctx)
                 x._entry = parent
                 inputs.append(x)
     outputs = None
     if node.out_datas is not None:
         outputs = []
         for k, raw in enumerate(node.out_datas):
-            y = NDArray(raw, ctx)
+            y = wrap(raw, ctx)
             y._entry = (node, k)
             outputs.append(y)
-    return op.backward_graph(node.attrs, inputs, outputs, out_grads)
+    return op.backward_graph(_F, node.attrs, inputs, outputs, out_grads)
 
 
 def _write_leaf_grads(leaf_grads):
@@ -369,8 +397,7 @@ def _write_leaf_grads(leaf_grads):
 
 def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True) -> None:
     """Compute the gradients of ``heads`` with respect to the marked variables."""
-    from .ndarray.ndarray import NDArray
-    if isinstance(heads, NDArray):
+    if isinstance(heads, _Array):
         heads = [heads]
         head_grads = [head_grads] if head_grads is not None else None
     if head_grads is None:
@@ -385,11 +412,11 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: bool = False,
          train_mode: bool = True):
     """Return the gradients of ``heads`` with respect to ``variables`` (not written to ``.grad``)."""
-    from .ndarray.ndarray import NDArray
-    single = isinstance(variables, NDArray)
+    wrap = _wrap
+    single = isinstance(variables, _Array)
     if single:
         variables = [variables]
-    if isinstance(heads, NDArray):
+    if isinstance(heads, _Array):
         heads = [heads]
         head_grads = [head_grads] if head_grads is not None else None
     if head_grads is None:
@@ -408,11 +435,11 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: boo
     for v in variables:
         rec = leaf_grads.get(id(v))
         if rec is None:
-            out.append(NDArray(v.context.xp.zeros(v.shape, dtype=v.dtype), v.context))
+            out.append(wrap(v.context.xp.zeros(v.shape, dtype=v.dtype), v.context))
         elif create_graph:
             out.append(rec[1])
         else:
-            out.append(NDArray(rec[1], v.context))
+            out.append(wrap(rec[1], v.context))
     return out[0] if single else out
 
 
@@ -443,14 +470,13 @@ class Function:
         raise MXNetError(f"{type(self).__name__}: backward is not defined")
 
     def __call__(self, *inputs):
-        from .ndarray.ndarray import NDArray
         if self._used:
             raise MXNetError(f"{type(self).__name__}: each Function instance can be called "
                              "only once; create a new instance per call")
         self._used = True
         with pause(train_mode=is_training()):
             outputs = self.forward(*inputs)
-        single = isinstance(outputs, NDArray)
+        single = isinstance(outputs, _Array)
         outs = [outputs] if single else list(outputs)
         if is_recording():
             parents = []
@@ -468,16 +494,15 @@ class Function:
                 self._ctx = ctx
                 new_outs = []
                 for i, o in enumerate(outs):
-                    y = NDArray._wrap(o._data, o.context)
+                    y = _wrap(o._data, o.context)
                     y._entry = (node, i)
                     new_outs.append(y)
                 outs = new_outs
         return outs[0] if single else tuple(outs)
 
     def _run_backward(self, out_grads):
-        from .ndarray.ndarray import NDArray
-        grads_nd = [NDArray._wrap(g, self._ctx) for g in out_grads]
+        grads_nd = [_wrap(g, self._ctx) for g in out_grads]
         res = self.backward(*grads_nd)
-        if isinstance(res, NDArray):
+        if isinstance(res, _Array):
             res = [res]
         return [None if r is None else r._data for r in res]

@@ -1,4 +1,410 @@
-"""``mx.executor``: where MXNet users import :class:`Executor` from."""
-from .symbol.executor import Executor  # noqa: F401
+"""``mx.executor``: the ``Executor`` behind ``Symbol.bind``/``simple_bind``, a thin
+adapter over a :class:`~gluonlite.engine.CachedOp`.
 
-__all__ = ["Executor"]
+The executor owns its argument, gradient and auxiliary-state arrays (or shares the
+ones it was given) and persistent output arrays.  ``forward`` runs the CachedOp's
+lower-level ``forward`` on those arrays and copies the heads into ``outputs``;
+``backward`` runs the kept backward state and writes or adds the gradients into
+``grad_arrays`` per ``grad_req``.
+
+It is a front end (beside ``SymbolBlock``), above the graphs layer: when it loads it
+lends ``Symbol`` its ``bind``/``simple_bind`` (:func:`gluonlite.symbol.symbol.use_executor`)
+and is also importable as ``mx.symbol.executor``, where MXNet code may look for it.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+import numpy as np
+
+from . import symbol as _symbol_package
+from .base import MXNetError
+from .engine.cached_op import CachedOp
+from .engine.graph_info import GraphInfo
+from .engine.plan import infer_entries
+from .ndarray.ndarray import NDArray
+from .symbol.symbol import use_executor
+
+__all__ = ["Executor", "simple_bind"]
+
+_REQS = ("write", "add", "null")
+
+
+def _as_list(name: str, values, names: list, allow_none: bool = False) -> list:
+    """Arrays given as a list (``names`` order) or a dict, as a list in ``names`` order."""
+    if values is None:
+        return [None] * len(names)
+    if isinstance(values, dict):
+        out = []
+        for n in names:
+            if n not in values:
+                if allow_none:
+                    out.append(None)
+                    continue
+                raise ValueError(f"key `{n}` is missing in `{name}`")
+            out.append(values[n])
+        return out
+    values = list(values)
+    if len(values) != len(names):
+        raise ValueError(f"Length of {name} does not match the number of arguments")
+    return values
+
+
+def _grad_reqs(grad_req, arg_names: list) -> list:
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(arg_names)
+    elif isinstance(grad_req, dict):
+        reqs = [grad_req.get(n, "null") for n in arg_names]
+    else:
+        reqs = list(grad_req)
+        if len(reqs) != len(arg_names):
+            raise ValueError("Length of grad_req does not match the number of arguments")
+    for r in reqs:
+        if r not in _REQS:
+            raise MXNetError(f"bind: invalid grad_req '{r}'; expected one of {list(_REQS)}")
+    return reqs
+
+
+def _check_contexts(ctx, names, args, grads) -> None:
+    """As MXNet: arguments and gradient arrays must live on the bind context."""
+    for what, arrays in (("Input", args), ("Gradient", grads)):
+        for n, a in zip(names, arrays):
+            if a is not None and getattr(a, "_ctx", ctx) != ctx:
+                raise MXNetError(f"bind: {what} array '{n}' is in {a._ctx} while binding "
+                                 f"with ctx={ctx}. All arrays must be in the bind context")
+
+
+class Executor:
+    """A bound graph (MXNet's ``mx.executor.Executor``).
+
+    Parameters
+    ----------
+    symbol : Symbol
+    ctx : Context
+    args : list or dict of NDArray
+        Argument arrays (``list_arguments`` order when a list).
+    args_grad : list or dict of NDArray, optional
+        Gradient arrays; ``None`` means no gradients.
+    grad_req : str, list or dict
+        ``'write'``, ``'add'`` or ``'null'`` (per argument when a list or dict).
+    aux_states : list or dict of NDArray, optional
+    shared_exec : Executor, optional
+        Accepted for MXNet compatibility (memory is not pooled across executors).
+    """
+
+    def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+                 shared_exec=None):
+        self._symbol = symbol
+        self._ctx = ctx
+        self._arg_names = symbol.list_arguments()
+        self._aux_names = symbol.list_auxiliary_states()
+        self._out_names = symbol.list_outputs()
+        self.arg_arrays = _as_list("args", args, self._arg_names)
+        for n, a in zip(self._arg_names, self.arg_arrays):
+            if not isinstance(a, NDArray):
+                raise MXNetError(f"bind: argument '{n}' must be an NDArray, got "
+                                 f"{type(a).__name__}")
+        self._grads_given = args_grad is not None
+        self._grads = _as_list("args_grad", args_grad, self._arg_names, allow_none=True)
+        _check_contexts(ctx, self._arg_names, self.arg_arrays, self._grads)
+        reqs = _grad_reqs(grad_req, self._arg_names)
+        self._grad_req = [r if g is not None else "null" for r, g in zip(reqs, self._grads)]
+        if self._aux_names and aux_states is None:
+            raise MXNetError(f"bind: aux_states must be given for {self._aux_names}")
+        self.aux_arrays = _as_list("aux_states", aux_states, self._aux_names)
+        self._cached_op = CachedOp(symbol)
+        # the numbered graph (the one the CachedOp builds from the same heads): input
+        # order and auxiliary inputs, output inference, debug_str
+        self._graph = GraphInfo(symbol._heads)
+        # where each CachedOp input comes from
+        arg_pos = {n: i for i, n in enumerate(self._arg_names)}
+        aux_pos = {n: i for i, n in enumerate(self._aux_names)}
+        self._sources = []
+        aux_inputs = self._graph.aux_inputs
+        for i, name in enumerate(self._cached_op.list_inputs()):
+            if i in aux_inputs:
+                self._sources.append(("aux", aux_pos[name]))
+            else:
+                self._sources.append(("arg", arg_pos[name]))
+        self._need_grad = tuple(kind == "arg" and self._grad_req[j] != "null"
+                                for kind, j in self._sources)
+        self._state = None
+        self._monitor: Callable | None = None
+        self.outputs = self._alloc_outputs()
+
+    # -- arrays -----------------------------------------------------------------------
+    def _inputs(self) -> list:
+        return [self.arg_arrays[j] if kind == "arg" else self.aux_arrays[j]
+                for kind, j in self._sources]
+
+    def _alloc_outputs(self) -> list:
+        inputs = self._inputs()
+        info = self._graph
+        shapes, dtypes = infer_entries(info, [x.shape for x in inputs],
+                                       [x._data.dtype for x in inputs])
+        xp = self._ctx.xp
+        outs = []
+        for h in info.heads:
+            shape, dt = shapes[h], dtypes[h]
+            outs.append(None if shape is None else
+                        NDArray(xp.zeros(shape, dtype=dt or np.float32), self._ctx))
+        return outs
+
+    @property
+    def arg_dict(self) -> dict:
+        """Argument arrays by name."""
+        return dict(zip(self._arg_names, self.arg_arrays))
+
+    @property
+    def grad_arrays(self) -> list | None:
+        """Gradient arrays in ``list_arguments`` order (``None`` entries where
+        ``grad_req`` is ``'null'``); ``None`` when bound without ``args_grad``, as in MXNet."""
+        return self._grads if self._grads_given else None
+
+    @property
+    def grad_dict(self) -> dict:
+        """Gradient arrays by argument name (``None`` where ``grad_req`` is ``'null'``)."""
+        return dict(zip(self._arg_names, self._grads))
+
+    @property
+    def aux_dict(self) -> dict:
+        """Auxiliary-state arrays by name."""
+        return dict(zip(self._aux_names, self.aux_arrays))
+
+    @property
+    def output_dict(self) -> dict:
+        """Output arrays by ``list_outputs`` name."""
+        return dict(zip(self._out_names, self.outputs))
+
+    # -- running --------------------------------------------------------------------------
+    def forward(self, is_train: bool = False, **kwargs) -> list:
+        """Run the graph; ``kwargs`` are copied into the argument arrays first.
+
+        Returns ``outputs``.
+        """
+        arg_dict = None
+        for name, value in kwargs.items():
+            if arg_dict is None:
+                arg_dict = self.arg_dict
+            if name not in arg_dict:
+                raise TypeError(f"Unknown argument {name}")
+            dst = arg_dict[name]
+            src = getattr(value, "_data", value)
+            shape = tuple(np.shape(src))
+            if shape != dst.shape:
+                raise ValueError(f"Shape not match! Argument {name}, need: {dst.shape}, "
+                                 f"received: {shape}")
+            dst[:] = value
+        # as in MXNet, an executor bound with gradients can run backward after any
+        # forward (a predict-mode forward gives predict-mode gradients)
+        heads, state = self._cached_op.forward(self._inputs(), bool(is_train), self._need_grad)
+        self._state = state
+        for k, h in enumerate(heads):
+            out = self.outputs[k]
+            if out is None or out.shape != h.shape or out._data.dtype != h._data.dtype:
+                self.outputs[k] = h
+            else:
+                out._data[...] = h._data
+                out._bump()
+        return self.outputs
+
+    def backward(self, out_grads=None, is_train: bool = True) -> None:
+        """Write (or add) the gradients of the last forward into ``grad_arrays``.
+
+        ``out_grads`` gives one head gradient per output (ones where omitted; loss
+        layers such as ``SoftmaxOutput`` ignore it).
+        """
+        if not any(self._need_grad):
+            return
+        if self._state is None:
+            raise MXNetError("Executor.backward: call forward first")
+        if out_grads is None:
+            out_grads = [None] * len(self.outputs)
+        elif isinstance(out_grads, NDArray) or not isinstance(out_grads, (list, tuple)):
+            out_grads = [out_grads]
+        heads = []
+        for k, out in enumerate(self.outputs):
+            g = out_grads[k] if k < len(out_grads) else None
+            if g is None:
+                heads.append(self._ctx.xp.ones(out.shape, dtype=out._data.dtype))
+            else:
+                if isinstance(g, NDArray) and g._ctx != self._ctx:
+                    g = g.as_in_context(self._ctx)  # MXNet copies head gradients over
+                g = getattr(g, "_data", g)
+                if tuple(g.shape) != out.shape:
+                    raise MXNetError(f"Executor.backward: head gradient {k} has shape "
+                                     f"{tuple(g.shape)}, output has shape {out.shape}")
+                heads.append(g)
+        grads = self._cached_op.backward(self._state, heads)
+        for i, (kind, j) in enumerate(self._sources):
+            if kind != "arg":
+                continue
+            req = self._grad_req[j]
+            if req == "null":
+                continue
+            target = self._grads[j]
+            g = grads[i]
+            if req == "add":
+                if g is not None:
+                    target._data += g
+            elif g is None:
+                target._data[...] = 0
+            else:
+                target._data[...] = g
+            target._bump()
+
+    def set_monitor_callback(self, callback: Callable, monitor_all: bool = False) -> None:
+        """Call ``callback(name, NDArray)`` for every node output (``<node>_output``) on each
+        forward; with ``monitor_all`` also for every node input."""
+        self._monitor = callback
+        self._cached_op.set_monitor_callback(callback, monitor_all)
+
+    # -- reshaping and parameters ---------------------------------------------------------
+    def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False,
+                **kwargs) -> "Executor":
+        """A new executor for new input shapes, sharing the arrays whose shape is unchanged.
+
+        A changed array that was not named in ``kwargs`` needs ``partial_shaping``; an
+        array that grows needs ``allow_up_sizing``.
+        """
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise MXNetError(f"Executor.reshape: cannot infer all shapes from {kwargs}")
+        new_args = [self._resized(n, a, s, kwargs, partial_shaping, allow_up_sizing)
+                    for n, a, s in zip(self._arg_names, self.arg_arrays, arg_shapes)]
+        new_grads = [None if g is None else
+                     self._resized(n, g, s, kwargs, True, allow_up_sizing)
+                     for n, g, s in zip(self._arg_names, self._grads, arg_shapes)]
+        new_aux = [self._resized(n, a, s, kwargs, partial_shaping, allow_up_sizing)
+                   for n, a, s in zip(self._aux_names, self.aux_arrays, aux_shapes)]
+        exe = Executor(self._symbol, self._ctx, new_args,
+                       new_grads if self._grads_given else None, self._grad_req, new_aux)
+        if self._monitor is not None:
+            exe.set_monitor_callback(self._monitor)
+        return exe
+
+    def _resized(self, name, arr, shape, kwargs, partial_shaping, allow_up_sizing):
+        shape = tuple(shape)
+        if arr.shape == shape:
+            return arr
+        if name not in kwargs and not partial_shaping:
+            raise MXNetError(f"Executor.reshape: shape of unspecified array '{name}' changed "
+                             f"from {arr.shape} to {shape}; set partial_shaping=True if "
+                             "this is intended")
+        size = int(np.prod(shape))
+        if size > arr.size:
+            if not allow_up_sizing:
+                raise MXNetError(f"Executor.reshape: new shape {shape} of '{name}' is larger "
+                                 f"than the original {arr.shape}; set allow_up_sizing=True "
+                                 "to allocate new arrays")
+            return NDArray(self._ctx.xp.zeros(shape, dtype=arr._data.dtype), self._ctx)
+        # smaller: a view over the start of the old array's memory, as MXNet does
+        return arr._view(arr._data.reshape(-1)[:size].reshape(shape))
+
+    def copy_params_from(self, arg_params: dict, aux_params: dict | None = None,
+                         allow_extra_params: bool = False) -> None:
+        """Copy parameter values into the argument and auxiliary arrays (cast to their dtype)."""
+        for names, arrays, params, what in (
+                (self._arg_names, self.arg_arrays, arg_params, "arguments"),
+                (self._aux_names, self.aux_arrays, aux_params or {}, "auxiliary states")):
+            index = {n: i for i, n in enumerate(names)}
+            for name, value in params.items():
+                if name not in index:
+                    if allow_extra_params:
+                        continue
+                    raise ValueError(f'Find name "{name}" that is not in the {what}')
+                dst = arrays[index[name]]
+                src = getattr(value, "_data", value)
+                if tuple(src.shape) != dst.shape:
+                    raise MXNetError(f"copy_params_from: '{name}' has shape "
+                                     f"{tuple(src.shape)}, expected {dst.shape}")
+                dst[:] = value
+        return None
+
+    def debug_str(self) -> str:
+        """A text description of the graph and its memory plan."""
+        info = self._graph
+        lines = ["Symbol Outputs:"]
+        for k, h in enumerate(info.heads):
+            lines.append(f"\toutput[{k}]={info.slot_names[h]}")
+        slot_owner = {}
+        for i, name in enumerate(info.input_names):
+            slot_owner[i] = f"{name}(0)"
+        for u in info.units:
+            for k, s in enumerate(u.outs):
+                slot_owner[s] = f"{u.name}({k})"
+        shown = set()
+        for u in info.units:
+            for s in u.ins:
+                if s < info.n_inputs and s not in shown:
+                    shown.add(s)
+                    lines.append(f"Variable:{info.input_names[s]}")
+            lines.append("--------------------")
+            lines.append(f"Op:{u.op.name}, Name={u.name}")
+            lines.append("Inputs:")
+            for k, s in enumerate(u.ins):
+                lines.append(f"\targ[{k}]={slot_owner[s]}")
+            given = u.attrs.to_strings() if u.attrs is not None else {}
+            if given:
+                lines.append("Attrs:")
+                for key, value in given.items():
+                    lines.append(f"\t{key}={value}")
+        plans = list(self._cached_op.plans.values())
+        if plans:
+            mb = plans[-1].planned_bytes / (1 << 20)
+            lines.append(f"Total {mb:.6g} MB allocated for intermediate buffers")
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        return f"<Executor {self._out_names} @{self._ctx}>"
+
+
+def simple_bind(symbol, ctx, grad_req="write", type_dict=None, shared_exec=None,
+                shapes: dict | None = None) -> Executor:
+    """Infer every shape and dtype from ``shapes``/``type_dict`` and bind zero arrays.
+
+    With ``shared_exec``, arrays of arguments not named in ``shapes`` (parameters) and
+    auxiliary states are shared when name, shape and dtype match.
+    """
+    shapes = dict(shapes or {})
+    arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
+    if arg_shapes is None:
+        raise MXNetError(f"simple_bind: cannot infer the shapes of all arguments from "
+                         f"{shapes}")
+    arg_names = symbol.list_arguments()
+    aux_names = symbol.list_auxiliary_states()
+    # MXNet: arguments given a shape default to float32, then types are inferred
+    types = {name: np.float32 for name in shapes if name in arg_names}
+    types.update(type_dict or {})
+    arg_types, _, aux_types = symbol.infer_type_partial(**types)
+    arg_types = [t or np.float32 for t in (arg_types or [None] * len(arg_names))]
+    aux_types = [t or np.float32 for t in (aux_types or [None] * len(aux_names))]
+    reqs = _grad_reqs(grad_req, arg_names)
+    xp = ctx.xp
+    shared_args = shared_exec.arg_dict if shared_exec is not None else {}
+    shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
+    shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
+
+    def make(shape, dt, shared=None):
+        dt = np.dtype(dt or np.float32)
+        if shared is not None and shared.shape == tuple(shape) and shared._data.dtype == dt:
+            return shared
+        return NDArray(xp.zeros(tuple(shape), dtype=dt), ctx)
+
+    args, grads = [], []
+    for name, shape, dt, req in zip(arg_names, arg_shapes, arg_types, reqs):
+        share = name not in shapes
+        args.append(make(shape, dt, shared_args.get(name) if share else None))
+        grads.append(None if req == "null" else
+                     make(shape, dt, shared_grads.get(name) if share else None))
+    aux = [make(shape, dt, shared_aux.get(name))
+           for name, shape, dt in zip(aux_names, aux_shapes, aux_types)]
+    return Executor(symbol, ctx, args, grads, reqs, aux, shared_exec)
+
+
+# Symbol.bind/simple_bind run this front end; the graphs layer does not import it
+use_executor(Executor, simple_bind)
+# ``mx.symbol.executor`` (``import mxnet.symbol.executor``) names this module
+sys.modules.setdefault(_symbol_package.__name__ + ".executor", sys.modules[__name__])
+_symbol_package.executor = sys.modules[__name__]

@@ -22,12 +22,23 @@ Example
 
 The older ``NumpyOp``/``NDArrayOp``/``PythonOp`` interfaces (deprecated in MXNet 1.x)
 are not provided.
+
+The ``Custom`` operator's definition (structure, inference) is in the registry
+(``gluonlite/ops/custom.py``); this module is its runtime, which wraps the raw arrays
+as NDArrays, pauses the tape and calls the user's operator, and installs itself into
+that definition when it loads (:func:`~gluonlite.ops.custom.use_runtime`).
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from .ops.custom import register_prop
+import numpy as np
+
+from .autograd import _RecordingScope
+from .base import MXNetError
+from .ndarray.ndarray import NDArray
+from .ndarray.serialization import FLAG_BY_DTYPE
+from .ops.custom import check_signature, register_prop, use_runtime, user_error
 from .ops.registry import op_names
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
@@ -174,3 +185,93 @@ def register(reg_name: str) -> Callable[[type], type]:
 def get_all_registered_operators() -> list:
     """Names of every registered operator (the registry's names and aliases)."""
     return op_names()
+
+
+# -- the runtime of the ``Custom`` operator ------------------------------------------------
+class _Plan:
+    """What one input signature (context, shapes, dtypes) needs; computed once."""
+
+    __slots__ = ("out_shapes", "out_dtypes", "shape_lists", "dtype_flags")
+
+    def __init__(self, out_shapes, out_dtypes, shape_lists, dtype_flags):
+        self.out_shapes = out_shapes
+        self.out_dtypes = out_dtypes
+        self.shape_lists = shape_lists
+        self.dtype_flags = dtype_flags
+
+
+def _make_plan(st, attrs, shapes, dtypes) -> _Plan:
+    out_shapes, out_dtypes = check_signature(st, attrs, shapes, dtypes)
+    flags = [FLAG_BY_DTYPE.get(np.dtype(d), -1) for d in dtypes]
+    return _Plan(out_shapes, out_dtypes, [list(s) for s in shapes], flags)
+
+
+def _wrap_all(arrays, ctx):
+    return [NDArray(a, ctx) for a in arrays]
+
+
+def _forward(oc, attrs, inputs, out, keep_state=False):
+    st = attrs.state
+    ctx = oc.ctx
+    shapes = tuple(tuple(x.shape) for x in inputs)
+    dtypes = tuple(x.dtype for x in inputs)
+    key = (ctx, shapes, dtypes)
+    plan = st.plans.get(key)
+    if plan is None:
+        plan = st.plans[key] = _make_plan(st, attrs, shapes, dtypes)
+    xp = oc.xp
+    if out is None:
+        outs = [xp.zeros(s, dtype=d) for s, d in zip(plan.out_shapes, plan.out_dtypes)]
+    else:
+        outs = list(out)
+    try:
+        operator = st.prop.create_operator(ctx, plan.shape_lists, plan.dtype_flags)
+    except MXNetError:
+        raise
+    except Exception as err:  # noqa: BLE001 - user code
+        raise user_error(st, "create_operator", err) from err
+    n_args = st.n_args
+    in_nd = _wrap_all(inputs, ctx)
+    out_nd = _wrap_all(outs, ctx)
+    is_train = bool(oc.is_train)
+    with _RecordingScope(False, is_train):
+        try:
+            operator.forward(is_train=int(is_train), req=["write"] * len(outs),
+                             in_data=in_nd[:n_args], out_data=out_nd, aux=in_nd[n_args:])
+        except MXNetError:
+            raise
+        except Exception as err:  # noqa: BLE001 - user code
+            raise user_error(st, "forward", err) from err
+    # the state of the call: the operator instance, for its backward
+    return (outs, operator) if keep_state else outs
+
+
+def _backward(oc, attrs, inputs, outputs, out_grads, state=None):
+    st = attrs.state
+    ctx = oc.ctx
+    operator = state
+    if operator is None:  # no forward state handed over (a direct call)
+        key = (ctx, tuple(tuple(x.shape) for x in inputs), tuple(x.dtype for x in inputs))
+        plan = st.plans.get(key) or _make_plan(st, attrs, key[1], key[2])
+        operator = st.prop.create_operator(ctx, plan.shape_lists, plan.dtype_flags)
+    xp = oc.xp
+    n_args = st.n_args
+    if ctx.device_typeid == 2:
+        with xp.cuda.Device(ctx.device_id):
+            in_grads = [xp.zeros(x.shape, dtype=x.dtype) for x in inputs[:n_args]]
+    else:
+        in_grads = [xp.zeros(x.shape, dtype=x.dtype) for x in inputs[:n_args]]
+    in_nd = _wrap_all(inputs, ctx)
+    with _RecordingScope(False, None):
+        try:
+            operator.backward(req=["write"] * n_args, out_grad=_wrap_all(out_grads, ctx),
+                              in_data=in_nd[:n_args], out_data=_wrap_all(outputs or [], ctx),
+                              in_grad=_wrap_all(in_grads, ctx), aux=in_nd[n_args:])
+        except MXNetError:
+            raise
+        except Exception as err:  # noqa: BLE001 - user code
+            raise user_error(st, "backward", err) from err
+    return in_grads + [None] * len(st.aux_names)
+
+
+use_runtime(_forward, _backward)

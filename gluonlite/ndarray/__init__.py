@@ -1,5 +1,11 @@
-"""``mx.nd``: NDArray, creation functions and one function per registry operator."""
+"""``mx.nd``: NDArray, creation functions and one function per registry operator.
+
+``mx.nd.CachedOp`` is the engine's class (a higher layer): the package face
+(``gluonlite/__init__.py``) sets it here once the engine has loaded, so this
+package never imports the engine.
+"""
 import sys as _sys
+from .. import autograd as _autograd
 from . import ndarray  # noqa: F401
 from .ndarray import (NDArray, array, empty, zeros, ones, full, arange, linspace, eye,
                       concatenate,  # noqa: F401
@@ -15,7 +21,6 @@ from . import fluent as _fluent
 from . import random  # noqa: F401
 from . import utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
-from ..engine.cached_op import CachedOp  # noqa: F401
 from .extras import moveaxis, reset_arrays  # noqa: F401
 from . import sparse  # noqa: F401
 from . import extras as _extras
@@ -34,4 +39,15 @@ del _arith
 _sys.modules.setdefault(__name__ + ".gen_random", random)
 _sys.modules.setdefault(__name__ + ".gen_sparse", sparse)
 
-__all__ = [k for k in globals() if not k.startswith("_")]
+# the tape (below this layer) gets the array class, its wrapper and the recorded
+# functions that operators' backward_graph calls as ``F`` (this namespace)
+_autograd.use_arrays(NDArray, NDArray._wrap, _sys.modules[__name__])
+
+__all__ = [k for k in globals() if not k.startswith("_")] + ["CachedOp"]
+
+
+def __getattr__(name):
+    if name == "CachedOp":  # set by the package face once the engine has loaded
+        raise AttributeError("mx.nd.CachedOp is the engine's class and is set when "
+                             "gluonlite.engine loads; import gluonlite first")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -185,9 +185,9 @@ class BinaryMath:
     fuse_int : bool
         ``cuda`` means in C on integers what the math computes there (``OpDef.fuse_int``).
     graph : pair of callables or None
-        ``(gl, gr)``, each ``f(a, b, y, g)`` computing one input's gradient from NDArrays
-        (a Python number for the scalar operand) with recorded ``nd`` operations, for
-        higher-order gradients; ``None`` for a zero gradient.
+        ``(gl, gr)``, each ``f(F, a, b, y, g)`` computing one input's gradient from
+        arrays (a Python number for the scalar operand) with the recorded functions of
+        ``F``, for higher-order gradients; ``None`` for a zero gradient.
     """
 
     def __init__(self, name, ffwd, ifwd=None, glhs=None, grhs=None, cuda="",
@@ -211,81 +211,76 @@ class BinaryMath:
         return self.glhs is None
 
 
-# -- higher-order gradient graphs (NDArray in, NDArray out) -----------------------------
-def _nd():
-    from .. import ndarray as nd
-    return nd
-
-
-def _g_one(a, b, y, g):
+# -- higher-order gradient graphs (arrays in, arrays out, with the tape's ``F``) ---------
+def _g_one(F, a, b, y, g):
     return g
 
 
-def _g_neg(a, b, y, g):
+def _g_neg(F, a, b, y, g):
     return -g
 
 
-def _g_mul_l(a, b, y, g):
+def _g_mul_l(F, a, b, y, g):
     return g * b
 
 
-def _g_mul_r(a, b, y, g):
+def _g_mul_r(F, a, b, y, g):
     return g * a
 
 
-def _g_div_l(a, b, y, g):
+def _g_div_l(F, a, b, y, g):
     return g / b
 
 
-def _g_div_r(a, b, y, g):
+def _g_div_r(F, a, b, y, g):
     return -g * a / (b * b)
 
 
-def _log(v):
+def _log(F, v):
     if isinstance(v, (int, float, np.number)):
         return math.log(v)
-    return _nd().log(v)
+    return F.log(v)
 
 
-def _floor(v):
+def _floor(F, v):
     if isinstance(v, (int, float, np.number)):
         return math.floor(v)
-    return _nd().floor(v)
+    return F.floor(v)
 
 
-def _g_pow_l(a, b, y, g):
+def _g_pow_l(F, a, b, y, g):
     return g * b * a ** (b - 1)
 
 
-def _g_pow_r(a, b, y, g):
-    return g * y * _log(a)
+def _g_pow_r(F, a, b, y, g):
+    return g * y * _log(F, a)
 
 
-def _g_mod_r(a, b, y, g):
-    return -g * _floor(a / b)
+def _g_mod_r(F, a, b, y, g):
+    return -g * _floor(F, a / b)
 
 
-def _g_max_l(a, b, y, g):
+def _g_max_l(F, a, b, y, g):
     return g * (a >= b)
 
 
-def _g_max_r(a, b, y, g):
+def _g_max_r(F, a, b, y, g):
     return g * (a < b)
 
 
-def _g_min_l(a, b, y, g):
+def _g_min_l(F, a, b, y, g):
     return g * (a <= b)
 
 
-def _g_min_r(a, b, y, g):
+def _g_min_r(F, a, b, y, g):
     return g * (a > b)
 
 
-def _g_hypot_l(a, b, y, g):
+def _g_hypot_l(F, a, b, y, g):
     return g * a / y
 
 
-def _g_hypot_r(a, b, y, g):
+def _g_hypot_r(F, a, b, y, g):
     return g * b / y
 
 

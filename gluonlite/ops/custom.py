@@ -6,6 +6,11 @@ property instance from the keyword arguments (as strings, like MXNet); the
 property gives the input, output and auxiliary-state names, shape and dtype
 inference, and ``create_operator``, whose result does the arithmetic on NDArrays.
 
+This module is the operator's definition: structure, inference and the per-node
+property.  Running the user's ``CustomOp`` needs arrays and the tape (layers above
+``ops/``), so that runtime lives with ``mx.operator`` (``gluonlite/operator.py``),
+which installs it here with :func:`use_runtime` when it loads.
+
 Lifetime, as in MXNet: an imperative ``nd.Custom`` call parses its attributes,
 so it gets a fresh property and a fresh operator; a graph node keeps its parsed
 attributes, so its property lives as long as the node.  ``create_operator`` is
@@ -25,7 +30,8 @@ from ..base import MXNetError
 from .attrs import Attr
 from .registry import OpAttrs, OpDef, register
 
-__all__ = ["register_prop", "find_prop", "registered_props"]
+__all__ = ["register_prop", "find_prop", "registered_props", "check_signature", "user_error",
+           "use_runtime", "CUSTOM"]
 
 _PROPS: dict[str, type] = {}
 _log = logging.getLogger("gluonlite.operator")
@@ -75,18 +81,6 @@ def _reparse(given: dict) -> OpAttrs:
     return CUSTOM.parse_attrs(given)
 
 
-class _Plan:
-    """What one input signature (context, shapes, dtypes) needs; computed once."""
-
-    __slots__ = ("out_shapes", "out_dtypes", "shape_lists", "dtype_flags")
-
-    def __init__(self, out_shapes, out_dtypes, shape_lists, dtype_flags):
-        self.out_shapes = out_shapes
-        self.out_dtypes = out_dtypes
-        self.shape_lists = shape_lists
-        self.dtype_flags = dtype_flags
-
-
 class _State:
     """One property instance with its names and inference plans."""
 
@@ -118,7 +112,7 @@ def _output_names(attrs):
 
 
 # -- inference -----------------------------------------------------------------------
-def _user_error(st: _State, what: str, err: Exception) -> MXNetError:
+def user_error(st: _State, what: str, err: Exception) -> MXNetError:
     return MXNetError(f"Operator Custom (op_type '{st.op_type}'): error in "
                       f"{type(st.prop).__name__}.{what}: {type(err).__name__}: {err}")
 
@@ -128,7 +122,7 @@ def _split_result(st: _State, what: str, res, n_out: int) -> tuple:
     try:
         parts = list(res)
     except TypeError as err:
-        raise _user_error(st, what, err) from err
+        raise user_error(st, what, err) from err
     if len(parts) not in (2, 3):
         raise MXNetError(f"Operator Custom (op_type '{st.op_type}'): {what} must return "
                          f"(in, out) or (in, out, aux) lists, got {len(parts)} items")
@@ -167,7 +161,7 @@ def _infer_shape(attrs, in_shapes):
     except Exception as err:  # noqa: BLE001 - user code
         if not complete:  # user code that needs the unknown shapes: nothing to infer yet
             return list(in_shapes), [None] * n_out
-        raise _user_error(st, "infer_shape", err) from err
+        raise user_error(st, "infer_shape", err) from err
     ins, outs, auxs = _split_result(st, "infer_shape", res, n_out)
     new_in = [_to_shape(s) for s in ins]
     new_in = [n if n is not None else g for n, g in zip(new_in, args)]
@@ -194,7 +188,7 @@ def _infer_type(op, attrs, in_dtypes):
     except Exception as err:  # noqa: BLE001 - user code
         if not complete:
             return list(in_dtypes), [None] * n_out
-        raise _user_error(st, "infer_type", err) from err
+        raise user_error(st, "infer_type", err) from err
     ins, outs, auxs = _split_result(st, "infer_type", res, n_out)
     try:
         new_in = [_to_dtype(t) if t is not None else g for t, g in zip(ins, args)]
@@ -204,7 +198,7 @@ def _infer_type(op, attrs, in_dtypes):
                 aux_in[i] = _to_dtype(t)
         return new_in + aux_in, [_to_dtype(t) for t in outs]
     except TypeError as err:
-        raise _user_error(st, "infer_type", err) from err
+        raise user_error(st, "infer_type", err) from err
 
 
 def _check_storage(st: _State) -> None:
@@ -219,8 +213,9 @@ def _check_storage(st: _State) -> None:
                                  f"'{stype}' is not supported; only dense ('default') arrays")
 
 
-def _make_plan(st: _State, attrs, ctx, shapes, dtypes) -> _Plan:
-    from ..ndarray.serialization import FLAG_BY_DTYPE
+def check_signature(st: _State, attrs, shapes, dtypes) -> tuple[list, list]:
+    """Output shapes and dtypes for one call signature (input shapes and dtypes), after
+    checking the inputs against the property's inference; ``MXNetError`` otherwise."""
     in_shapes, out_shapes = _infer_shape(attrs, list(shapes))
     names = st.arg_names + st.aux_names
     for name, got, want in zip(names, shapes, in_shapes):
@@ -241,80 +236,21 @@ def _make_plan(st: _State, attrs, ctx, shapes, dtypes) -> _Plan:
             raise MXNetError(f"Operator Custom (op_type '{st.op_type}'): infer_type left "
                              f"output '{name}' unknown for input dtypes {list(dtypes)}")
     _check_storage(st)
-    flags = [FLAG_BY_DTYPE.get(np.dtype(d), -1) for d in dtypes]
-    return _Plan(out_shapes, out_dtypes, [list(s) for s in shapes], flags)
+    return out_shapes, out_dtypes
 
 
-# -- running the user's operator ----------------------------------------------------------
-def _wrap_all(arrays, ctx):
-    from ..ndarray.ndarray import NDArray
-    return [NDArray(a, ctx) for a in arrays]
+# -- running the user's operator: lent by the front end ------------------------------------
+def _no_runtime(*args, **kwargs):
+    raise MXNetError("Operator Custom: the custom-operator runtime is gluonlite.operator "
+                     "(mx.operator); import gluonlite before calling a custom operator")
 
 
-def _forward(oc, attrs, inputs, out, keep_state=False):
-    from ..autograd import _RecordingScope
-    st = attrs.state
-    ctx = oc.ctx
-    shapes = tuple(tuple(x.shape) for x in inputs)
-    dtypes = tuple(x.dtype for x in inputs)
-    key = (ctx, shapes, dtypes)
-    plan = st.plans.get(key)
-    if plan is None:
-        plan = st.plans[key] = _make_plan(st, attrs, ctx, shapes, dtypes)
-    xp = oc.xp
-    if out is None:
-        outs = [xp.zeros(s, dtype=d) for s, d in zip(plan.out_shapes, plan.out_dtypes)]
-    else:
-        outs = list(out)
-    try:
-        operator = st.prop.create_operator(ctx, plan.shape_lists, plan.dtype_flags)
-    except MXNetError:
-        raise
-    except Exception as err:  # noqa: BLE001 - user code
-        raise _user_error(st, "create_operator", err) from err
-    n_args = st.n_args
-    in_nd = _wrap_all(inputs, ctx)
-    out_nd = _wrap_all(outs, ctx)
-    is_train = bool(oc.is_train)
-    with _RecordingScope(False, is_train):
-        try:
-            operator.forward(is_train=int(is_train), req=["write"] * len(outs),
-                             in_data=in_nd[:n_args], out_data=out_nd, aux=in_nd[n_args:])
-        except MXNetError:
-            raise
-        except Exception as err:  # noqa: BLE001 - user code
-            raise _user_error(st, "forward", err) from err
-    # the state of the call: the operator instance, for its backward
-    return (outs, operator) if keep_state else outs
-
-
-def _backward(oc, attrs, inputs, outputs, out_grads, state=None):
-    from ..autograd import _RecordingScope
-    st = attrs.state
-    ctx = oc.ctx
-    operator = state
-    if operator is None:  # no forward state handed over (a direct call)
-        key = (ctx, tuple(tuple(x.shape) for x in inputs), tuple(x.dtype for x in inputs))
-        plan = st.plans.get(key) or _make_plan(st, attrs, ctx, key[1], key[2])
-        operator = st.prop.create_operator(ctx, plan.shape_lists, plan.dtype_flags)
-    xp = oc.xp
-    n_args = st.n_args
-    if ctx.device_typeid == 2:
-        with xp.cuda.Device(ctx.device_id):
-            in_grads = [xp.zeros(x.shape, dtype=x.dtype) for x in inputs[:n_args]]
-    else:
-        in_grads = [xp.zeros(x.shape, dtype=x.dtype) for x in inputs[:n_args]]
-    in_nd = _wrap_all(inputs, ctx)
-    with _RecordingScope(False, None):
-        try:
-            operator.backward(req=["write"] * n_args, out_grad=_wrap_all(out_grads, ctx),
-                              in_data=in_nd[:n_args], out_data=_wrap_all(outputs or [], ctx),
-                              in_grad=_wrap_all(in_grads, ctx), aux=in_nd[n_args:])
-        except MXNetError:
-            raise
-        except Exception as err:  # noqa: BLE001 - user code
-            raise _user_error(st, "backward", err) from err
-    return in_grads + [None] * len(st.aux_names)
+def use_runtime(forward, backward) -> None:
+    """Install the runtime that calls the user's ``CustomOp`` (``mx.operator`` does, when
+    it loads): ``forward``/``backward`` with the signatures of an ``OpDef``'s, the
+    forward a ``saved_state`` one (it hands its operator instance to the backward)."""
+    CUSTOM.forward = forward
+    CUSTOM.backward = backward
 
 
 class CustomOpDef(OpDef):
@@ -365,7 +301,7 @@ op_type : str
 """
 
 CUSTOM = register(CustomOpDef(
-    "Custom", _forward, backward=_backward,
+    "Custom", _no_runtime, backward=_no_runtime,
     attrs={"op_type": Attr("str")},
     inputs=_input_names, num_outputs=_num_outputs, output_names=_output_names,
     infer_shape=_infer_shape, infer_type=_infer_type,

@@ -79,30 +79,29 @@ def _make_backward(m, broadcast):
     return backward
 
 
-def _nd_reduce_to(g, shape):
-    """NDArray version of :func:`reduce_to` (recorded, for higher-order gradients)."""
+def _nd_reduce_to(F, g, shape):
+    """:func:`reduce_to` with ``F``'s functions (recorded, for higher-order gradients)."""
     if g is None or g.shape == tuple(shape):
         return g
-    from .. import ndarray as nd
     lead = len(g.shape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape)
                                       if d == 1 and g.shape[lead + i] != 1)
-    r = nd.sum(g, axis=axes, keepdims=True)
+    r = F.sum(g, axis=axes, keepdims=True)
     return r if r.shape == tuple(shape) else r.reshape(shape)
 
 
 def _make_graph(m, broadcast):
     if m.graph is None:
-        return lambda attrs, inputs, outputs, out_grads: [None, None]
+        return lambda F, attrs, inputs, outputs, out_grads: [None, None]
     gl, gr = m.graph
 
-    def graph(attrs, inputs, outputs, out_grads):
+    def graph(F, attrs, inputs, outputs, out_grads):
         a, b = inputs if inputs is not None else (None, None)
         y = outputs[0] if outputs is not None else None
         g = out_grads[0]
-        ga, gb = gl(a, b, y, g), gr(a, b, y, g)
+        ga, gb = gl(F, a, b, y, g), gr(F, a, b, y, g)
         if broadcast:
-            return [_nd_reduce_to(ga, a.shape), _nd_reduce_to(gb, b.shape)]
+            return [_nd_reduce_to(F, ga, a.shape), _nd_reduce_to(F, gb, b.shape)]
         return [ga, gb]
     return graph
 
@@ -197,7 +196,7 @@ def _add_n_backward(oc, attrs, inputs, outputs, out_grads):
     return [g] * attrs.num_args
 
 
-def _add_n_graph(attrs, inputs, outputs, out_grads):
+def _add_n_graph(F, attrs, inputs, outputs, out_grads):
     return [out_grads[0]] * attrs.num_args
 
 
@@ -246,12 +245,11 @@ def _where_backward(oc, attrs, inputs, outputs, out_grads):
     return [xp.zeros_like(c), xp.where(mask, g, zero), xp.where(mask, zero, g)]
 
 
-def _where_graph(attrs, inputs, outputs, out_grads):
-    from .. import ndarray as nd
+def _where_graph(F, attrs, inputs, outputs, out_grads):
     c = inputs[0]
     g = out_grads[0]
     zero = g * 0
-    return [None, nd.where(c, g, zero), nd.where(c, zero, g)]
+    return [None, F.where(c, g, zero), F.where(c, zero, g)]
 
 
 def _where_infer(attrs, in_shapes):

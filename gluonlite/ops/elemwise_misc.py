@@ -28,14 +28,9 @@ _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 
 
-def _ndarray_cls():
-    from ..ndarray.ndarray import NDArray
-    return NDArray
-
-
-def _const_nd(raw, like):
-    """Wrap a raw array as an unrecorded NDArray on ``like``'s context."""
-    return _ndarray_cls()(raw, like.context)
+def _const_nd(F, raw, like):
+    """Wrap a raw array as an unrecorded array of ``F`` on ``like``'s context."""
+    return F.NDArray(raw, like.context)
 
 
 def _cast(x, dtype):
@@ -64,7 +59,7 @@ def _pass_backward(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0]]
 
 
-def _pass_graph(attrs, inputs, outputs, out_grads):
+def _pass_graph(F, attrs, inputs, outputs, out_grads):
     return [out_grads[0]]
 
 
@@ -72,9 +67,8 @@ def _zero_backward(oc, attrs, inputs, outputs, out_grads):
     return [oc.xp.zeros_like(out_grads[0])]
 
 
-def _zero_graph(attrs, inputs, outputs, out_grads):
-    from ..ndarray import zeros_like
-    return [zeros_like(out_grads[0])]
+def _zero_graph(F, attrs, inputs, outputs, out_grads):
+    return [F.zeros_like(out_grads[0])]
 
 
 register(OpDef("_copy", _copy_forward, backward=_pass_backward,
@@ -147,9 +141,8 @@ def _cast_back_backward(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0].astype(inputs[0].dtype, copy=False)]
 
 
-def _cast_back_graph(attrs, inputs, outputs, out_grads):
-    from ..ndarray import Cast
-    return [Cast(out_grads[0], dtype=inputs[0].dtype)]
+def _cast_back_graph(F, attrs, inputs, outputs, out_grads):
+    return [F.Cast(out_grads[0], dtype=inputs[0].dtype)]
 
 
 def _cast_infer_type(op, attrs, in_dtypes):
@@ -197,9 +190,8 @@ def _multicast_backward(oc, attrs, inputs, outputs, out_grads):
     return [g.astype(x.dtype, copy=False) for g, x in zip(out_grads, inputs)]
 
 
-def _multicast_graph(attrs, inputs, outputs, out_grads):
-    from ..ndarray import Cast
-    return [Cast(g, dtype=x.dtype) for g, x in zip(out_grads, inputs)]
+def _multicast_graph(F, attrs, inputs, outputs, out_grads):
+    return [F.Cast(g, dtype=x.dtype) for g, x in zip(out_grads, inputs)]
 
 
 def _multicast_infer_shape(attrs, in_shapes):
@@ -256,10 +248,10 @@ def _clip_backward(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0] * _clip_mask(oc.xp, attrs, inputs[0])]
 
 
-def _clip_graph(attrs, inputs, outputs, out_grads):
+def _clip_graph(F, attrs, inputs, outputs, out_grads):
     x = inputs[0]
     mask = _clip_mask(x.context.xp, attrs, x._data)
-    return [out_grads[0] * _const_nd(mask, x)]
+    return [out_grads[0] * _const_nd(F, mask, x)]
 
 
 def _clip_cuda(attrs, dtype):
@@ -300,13 +292,12 @@ def _sl1_backward(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0] * d]
 
 
-def _sl1_graph(attrs, inputs, outputs, out_grads):
-    from ..ndarray import sign
+def _sl1_graph(F, attrs, inputs, outputs, out_grads):
     x = inputs[0]
     s2, quad = _sl1_parts(x.context.xp, attrs, x._data)
-    q = _const_nd(quad.astype(x.dtype), x)
-    lin = _const_nd((~quad).astype(x.dtype), x)
-    return [out_grads[0] * (x * s2 * q + sign(x) * lin)]
+    q = _const_nd(F, quad.astype(x.dtype), x)
+    lin = _const_nd(F, (~quad).astype(x.dtype), x)
+    return [out_grads[0] * (x * s2 * q + F.sign(x) * lin)]
 
 
 def _sl1_cuda(attrs, dtype):

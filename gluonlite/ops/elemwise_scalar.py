@@ -77,16 +77,16 @@ def _make_backward(m, reverse):
 
 def _make_graph(m, reverse):
     if m.graph is None:
-        return lambda attrs, inputs, outputs, out_grads: [None]
+        return lambda F, attrs, inputs, outputs, out_grads: [None]
     gl, gr = m.graph
 
-    def graph(attrs, inputs, outputs, out_grads):
+    def graph(F, attrs, inputs, outputs, out_grads):
         x = inputs[0] if inputs is not None else None
         y = outputs[0] if outputs is not None else None
         s = attrs.scalar
         if reverse:
-            return [gr(s, x, y, out_grads[0])]
-        return [gl(x, s, y, out_grads[0])]
+            return [gr(F, s, x, y, out_grads[0])]
+        return [gl(F, x, s, y, out_grads[0])]
     return graph
 
 

@@ -2,7 +2,8 @@
 
 Each is one :func:`_unary` call: forward on ``xp``, the derivative as a function
 of (x, y), CUDA expressions of both for GPU fusion, and the derivative again as
-``nd`` operations (``graph``) for higher-order gradients.
+operations of the ``F`` namespace the tape hands in (``graph``) for higher-order
+gradients.
 
 MXNet dtype rules: the output keeps the input dtype.  Ops marked ``native``
 (abs, sign, rounding, negative, square, relu, logical_not) compute in integer
@@ -33,14 +34,8 @@ def _zero_grad(xp, x, y):
     return xp.zeros(ref.shape, dtype=ref.dtype)
 
 
-def _zeros_graph(x, y):
-    from ..ndarray import zeros_like
-    return zeros_like(x if x is not None else y)
-
-
-def _nd():
-    from .. import ndarray as nd
-    return nd
+def _zeros_graph(F, x, y):
+    return F.zeros_like(x if x is not None else y)
 
 
 def _as_float_compute(fwd):
@@ -113,8 +108,8 @@ def _unary(name, fwd, dfdx, cuda, cuda_grad, aliases=(), uses=("inputs", "output
 
     ``fwd(xp, x) -> y``; ``dfdx(xp, x, y) -> dy/dx``.  ``cuda`` is the CUDA C
     expression of ``y`` in terms of ``x``; ``cuda_grad`` that of ``dy/dx`` in
-    terms of ``x``, ``y``.  ``graph(x, y) -> dy/dx`` computes the derivative from
-    NDArrays with ``nd`` operators (higher-order gradients).  ``native``: integer
+    terms of ``x``, ``y``.  ``graph(F, x, y) -> dy/dx`` computes the derivative from
+    arrays with the recorded functions of ``F`` (higher-order gradients).  ``native``: integer
     inputs are computed in their own dtype, else in float64 and cast back.
     ``into(xp, x, o)``, optional, writes ``fwd(xp, x)`` straight into the buffer ``o``
     of ``x``'s dtype (same values, no copy); it must stay correct when ``o`` is ``x``
@@ -147,10 +142,10 @@ def _unary(name, fwd, dfdx, cuda, cuda_grad, aliases=(), uses=("inputs", "output
 
     backward_graph = None
     if graph is not None:
-        def backward_graph(attrs, inputs, outputs, out_grads):
+        def backward_graph(F, attrs, inputs, outputs, out_grads):
             x = inputs[0] if inputs is not None else None
             y = outputs[0] if outputs is not None else None
-            return [out_grads[0] * graph(x, y)]
+            return [out_grads[0] * graph(F, x, y)]
 
     register(OpDef(name, forward, backward=backward if differentiable else None,
                    infer_shape=same_shape_infer(name), aliases=aliases,
@@ -184,8 +179,8 @@ def _relu_backward(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0] * (y > 0).astype(y.dtype)]
 
 
-def _relu_graph(attrs, inputs, outputs, out_grads):
-    return [out_grads[0] * _nd().sign(outputs[0])]
+def _relu_graph(F, attrs, inputs, outputs, out_grads):
+    return [out_grads[0] * F.sign(outputs[0])]
 
 
 register(OpDef("relu", _relu_forward, backward=_relu_backward,
@@ -215,7 +210,7 @@ def _int_identity(op):
     return lambda xp, x: op(x) if x.dtype.kind == "f" else x.copy()
 
 
-_NAT = dict(native=True, uses=("inputs",), graph=lambda x, y: _zeros_graph(x, y))
+_NAT = dict(native=True, uses=("inputs",), graph=_zeros_graph)
 _unary("round", _round_half_away, _zero_grad, "y = round(x)", "0",
        doc="Round to nearest, halves away from zero.", **_NAT)
 _unary("rint", _rint_half_down, _zero_grad, "y = (x - floor(x)) > 0.5 ? ceil(x) : floor(x)",
@@ -235,14 +230,14 @@ _unary("logical_not", lambda xp, x: (x == 0).astype(x.dtype), _zero_grad, "y = !
        into=_logical_not_into, fuse_int=True)
 _unary("abs", lambda xp, x: xp.abs(x), lambda xp, x, y: xp.sign(x),
        "y = x < 0 ? -x : x", "(x > 0) - (x < 0)", native=True, uses=("inputs",),
-       graph=lambda x, y: _nd().sign(x), doc="Absolute value.", into=_uf("abs"),
+       graph=lambda F, x, y: F.sign(x), doc="Absolute value.", into=_uf("abs"),
        fuse_int=True)
 _unary("negative", lambda xp, x: xp.negative(x), lambda xp, x, y: -xp.ones_like(x),
        "y = -x", "-1", native=True, uses=("inputs",),
-       graph=lambda x, y: -_nd().ones_like(x), doc="Numerical negative.",
+       graph=lambda F, x, y: -F.ones_like(x), doc="Numerical negative.",
        into=_uf("negative"), fuse_int=True)
 _unary("square", lambda xp, x: xp.square(x), lambda xp, x, y: 2 * x, "y = x * x", "2 * x",
-       native=True, uses=("inputs",), graph=lambda x, y: 2 * x, doc="Square.",
+       native=True, uses=("inputs",), graph=lambda F, x, y: 2 * x, doc="Square.",
        into=_uf("square"), fuse_int=True)
 
 # -- exponentials, logarithms, powers ---------------------------------------------------
@@ -256,89 +251,89 @@ def _sigmoid(xp, x):
 
 _unary("sigmoid", _sigmoid, lambda xp, x, y: y * (1 - y),
        "y = 1 / (1 + exp(-x))", "y * (1 - y)", uses=("outputs",),
-       graph=lambda x, y: y * (1 - y), doc="Logistic sigmoid.", into=_sigmoid_into)
+       graph=lambda F, x, y: y * (1 - y), doc="Logistic sigmoid.", into=_sigmoid_into)
 _unary("softsign", lambda xp, x: x / (1 + xp.abs(x)),
        lambda xp, x, y: 1 / xp.square(1 + xp.abs(x)), "y = x / (1 + fabs(x))",
        "1 / ((1 + fabs(x)) * (1 + fabs(x)))", uses=("inputs",),
-       graph=lambda x, y: 1 / _nd().square(1 + _nd().abs(x)), doc="``x / (1 + |x|)``.", into=_softsign_into)
+       graph=lambda F, x, y: 1 / F.square(1 + F.abs(x)), doc="``x / (1 + |x|)``.", into=_softsign_into)
 _unary("exp", lambda xp, x: xp.exp(x), lambda xp, x, y: y, "y = exp(x)", "y",
-       uses=("outputs",), graph=lambda x, y: y, doc="Exponential.", into=_uf("exp"))
+       uses=("outputs",), graph=lambda F, x, y: y, doc="Exponential.", into=_uf("exp"))
 _unary("expm1", lambda xp, x: xp.expm1(x), lambda xp, x, y: y + 1, "y = expm1(x)", "y + 1",
-       uses=("outputs",), graph=lambda x, y: y + 1, doc="``exp(x) - 1``.", into=_uf("expm1"))
+       uses=("outputs",), graph=lambda F, x, y: y + 1, doc="``exp(x) - 1``.", into=_uf("expm1"))
 _unary("log", lambda xp, x: xp.log(x), lambda xp, x, y: 1 / x, "y = log(x)", "1 / x",
-       uses=("inputs",), graph=lambda x, y: _nd().reciprocal(x), doc="Natural logarithm.", into=_uf("log"))
+       uses=("inputs",), graph=lambda F, x, y: F.reciprocal(x), doc="Natural logarithm.", into=_uf("log"))
 _unary("log10", lambda xp, x: xp.log10(x), lambda xp, x, y: 1 / (x * _LN10),
        "y = log10(x)", f"1 / (x * {_LN10!r})", uses=("inputs",),
-       graph=lambda x, y: _nd().reciprocal(x) * (1 / _LN10), doc="Base-10 logarithm.", into=_uf("log10"))
+       graph=lambda F, x, y: F.reciprocal(x) * (1 / _LN10), doc="Base-10 logarithm.", into=_uf("log10"))
 _unary("log2", lambda xp, x: xp.log2(x), lambda xp, x, y: 1 / (x * _LN2),
        "y = log2(x)", f"1 / (x * {_LN2!r})", uses=("inputs",),
-       graph=lambda x, y: _nd().reciprocal(x) * (1 / _LN2), doc="Base-2 logarithm.", into=_uf("log2"))
+       graph=lambda F, x, y: F.reciprocal(x) * (1 / _LN2), doc="Base-2 logarithm.", into=_uf("log2"))
 _unary("log1p", lambda xp, x: xp.log1p(x), lambda xp, x, y: 1 / (1 + x), "y = log1p(x)",
-       "1 / (1 + x)", uses=("inputs",), graph=lambda x, y: _nd().reciprocal(x + 1),
+       "1 / (1 + x)", uses=("inputs",), graph=lambda F, x, y: F.reciprocal(x + 1),
        doc="``log(1 + x)``.", into=_uf("log1p"))
 _unary("sqrt", lambda xp, x: xp.sqrt(x), lambda xp, x, y: 0.5 / y, "y = sqrt(x)",
-       "0.5 / y", uses=("outputs",), graph=lambda x, y: 0.5 * _nd().reciprocal(y),
+       "0.5 / y", uses=("outputs",), graph=lambda F, x, y: 0.5 * F.reciprocal(y),
        doc="Square root.", into=_uf("sqrt"))
 _unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda xp, x, y: -0.5 * y * y * y,
        "y = rsqrt(x)", "-0.5 * y * y * y", uses=("outputs",),
-       graph=lambda x, y: -0.5 * y * y * y, doc="``1 / sqrt(x)``.", into=_recip_of("sqrt"))
+       graph=lambda F, x, y: -0.5 * y * y * y, doc="``1 / sqrt(x)``.", into=_recip_of("sqrt"))
 _unary("cbrt", lambda xp, x: xp.cbrt(x), lambda xp, x, y: 1 / (3 * y * y), "y = cbrt(x)",
        "1 / (3 * y * y)", uses=("outputs",),
-       graph=lambda x, y: _nd().reciprocal(3 * y * y), doc="Cube root.", into=_uf("cbrt"))
+       graph=lambda F, x, y: F.reciprocal(3 * y * y), doc="Cube root.", into=_uf("cbrt"))
 _unary("rcbrt", lambda xp, x: 1 / xp.cbrt(x), lambda xp, x, y: -(y * y * y * y) / 3,
        "y = rcbrt(x)", "-(y * y * y * y) / 3", uses=("outputs",),
-       graph=lambda x, y: (y * y * y * y) * (-1.0 / 3), doc="``1 / cbrt(x)``.", into=_recip_of("cbrt"))
+       graph=lambda F, x, y: (y * y * y * y) * (-1.0 / 3), doc="``1 / cbrt(x)``.", into=_recip_of("cbrt"))
 _unary("reciprocal", lambda xp, x: 1 / x, lambda xp, x, y: -(y * y), "y = 1 / x",
-       "-(y * y)", uses=("outputs",), graph=lambda x, y: -(y * y), doc="``1 / x``.", into=_reciprocal_into)
+       "-(y * y)", uses=("outputs",), graph=lambda F, x, y: -(y * y), doc="``1 / x``.", into=_reciprocal_into)
 
 # -- trigonometric and hyperbolic -------------------------------------------------------
 _unary("sin", lambda xp, x: xp.sin(x), lambda xp, x, y: xp.cos(x), "y = sin(x)", "cos(x)",
-       uses=("inputs",), graph=lambda x, y: _nd().cos(x), doc="Sine.", into=_uf("sin"))
+       uses=("inputs",), graph=lambda F, x, y: F.cos(x), doc="Sine.", into=_uf("sin"))
 _unary("cos", lambda xp, x: xp.cos(x), lambda xp, x, y: -xp.sin(x), "y = cos(x)",
-       "-sin(x)", uses=("inputs",), graph=lambda x, y: -_nd().sin(x), doc="Cosine.", into=_uf("cos"))
+       "-sin(x)", uses=("inputs",), graph=lambda F, x, y: -F.sin(x), doc="Cosine.", into=_uf("cos"))
 _unary("tan", lambda xp, x: xp.tan(x), lambda xp, x, y: 1 + y * y, "y = tan(x)",
-       "1 + y * y", uses=("outputs",), graph=lambda x, y: y * y + 1, doc="Tangent.", into=_uf("tan"))
+       "1 + y * y", uses=("outputs",), graph=lambda F, x, y: y * y + 1, doc="Tangent.", into=_uf("tan"))
 _unary("arcsin", lambda xp, x: xp.arcsin(x), lambda xp, x, y: 1 / xp.sqrt(1 - x * x),
        "y = asin(x)", "rsqrt(1 - x * x)", uses=("inputs",),
-       graph=lambda x, y: _nd().rsqrt(1 - x * x), doc="Inverse sine.", into=_uf("arcsin"))
+       graph=lambda F, x, y: F.rsqrt(1 - x * x), doc="Inverse sine.", into=_uf("arcsin"))
 _unary("arccos", lambda xp, x: xp.arccos(x), lambda xp, x, y: -1 / xp.sqrt(1 - x * x),
        "y = acos(x)", "-rsqrt(1 - x * x)", uses=("inputs",),
-       graph=lambda x, y: -_nd().rsqrt(1 - x * x), doc="Inverse cosine.", into=_uf("arccos"))
+       graph=lambda F, x, y: -F.rsqrt(1 - x * x), doc="Inverse cosine.", into=_uf("arccos"))
 _unary("arctan", lambda xp, x: xp.arctan(x), lambda xp, x, y: 1 / (1 + x * x),
        "y = atan(x)", "1 / (1 + x * x)", uses=("inputs",),
-       graph=lambda x, y: _nd().reciprocal(x * x + 1), doc="Inverse tangent.", into=_uf("arctan"))
+       graph=lambda F, x, y: F.reciprocal(x * x + 1), doc="Inverse tangent.", into=_uf("arctan"))
 _unary("sinh", lambda xp, x: xp.sinh(x), lambda xp, x, y: xp.cosh(x), "y = sinh(x)",
-       "cosh(x)", uses=("inputs",), graph=lambda x, y: _nd().cosh(x),
+       "cosh(x)", uses=("inputs",), graph=lambda F, x, y: F.cosh(x),
        doc="Hyperbolic sine.", into=_uf("sinh"))
 _unary("cosh", lambda xp, x: xp.cosh(x), lambda xp, x, y: xp.sinh(x), "y = cosh(x)",
-       "sinh(x)", uses=("inputs",), graph=lambda x, y: _nd().sinh(x),
+       "sinh(x)", uses=("inputs",), graph=lambda F, x, y: F.sinh(x),
        doc="Hyperbolic cosine.", into=_uf("cosh"))
 _unary("tanh", lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y, "y = tanh(x)",
-       "1 - y * y", uses=("outputs",), graph=lambda x, y: 1 - y * y,
+       "1 - y * y", uses=("outputs",), graph=lambda F, x, y: 1 - y * y,
        doc="Hyperbolic tangent.", into=_uf("tanh"))
 _unary("arcsinh", lambda xp, x: xp.arcsinh(x), lambda xp, x, y: 1 / xp.sqrt(x * x + 1),
        "y = asinh(x)", "rsqrt(x * x + 1)", uses=("inputs",),
-       graph=lambda x, y: _nd().rsqrt(x * x + 1), doc="Inverse hyperbolic sine.", into=_uf("arcsinh"))
+       graph=lambda F, x, y: F.rsqrt(x * x + 1), doc="Inverse hyperbolic sine.", into=_uf("arcsinh"))
 _unary("arccosh", lambda xp, x: xp.arccosh(x), lambda xp, x, y: 1 / xp.sqrt(x * x - 1),
        "y = acosh(x)", "rsqrt(x * x - 1)", uses=("inputs",),
-       graph=lambda x, y: _nd().rsqrt(x * x - 1), doc="Inverse hyperbolic cosine.", into=_uf("arccosh"))
+       graph=lambda F, x, y: F.rsqrt(x * x - 1), doc="Inverse hyperbolic cosine.", into=_uf("arccosh"))
 _unary("arctanh", lambda xp, x: xp.arctanh(x), lambda xp, x, y: 1 / (1 - x * x),
        "y = atanh(x)", "1 / (1 - x * x)", uses=("inputs",),
-       graph=lambda x, y: _nd().reciprocal(1 - x * x), doc="Inverse hyperbolic tangent.", into=_uf("arctanh"))
+       graph=lambda F, x, y: F.reciprocal(1 - x * x), doc="Inverse hyperbolic tangent.", into=_uf("arctanh"))
 _unary("degrees", lambda xp, x: x * _DEG_PER_RAD, lambda xp, x, y: xp.full_like(x, _DEG_PER_RAD),
        "y = x * " + repr(_DEG_PER_RAD), repr(_DEG_PER_RAD), uses=("inputs",),
-       graph=lambda x, y: _nd().ones_like(x) * _DEG_PER_RAD, doc="Radians to degrees.", into=_scale_into(_DEG_PER_RAD))
+       graph=lambda F, x, y: F.ones_like(x) * _DEG_PER_RAD, doc="Radians to degrees.", into=_scale_into(_DEG_PER_RAD))
 _unary("radians", lambda xp, x: x * _RAD_PER_DEG, lambda xp, x, y: xp.full_like(x, _RAD_PER_DEG),
        "y = x * " + repr(_RAD_PER_DEG), repr(_RAD_PER_DEG), uses=("inputs",),
-       graph=lambda x, y: _nd().ones_like(x) * _RAD_PER_DEG, doc="Degrees to radians.", into=_scale_into(_RAD_PER_DEG))
+       graph=lambda F, x, y: F.ones_like(x) * _RAD_PER_DEG, doc="Degrees to radians.", into=_scale_into(_RAD_PER_DEG))
 
 # -- special functions ------------------------------------------------------------------
 _unary("erf", special.erf, lambda xp, x, y: _TWO_OVER_SQRT_PI * xp.exp(-x * x),
        "y = erf(x)", f"{_TWO_OVER_SQRT_PI!r} * exp(-x * x)", uses=("inputs",),
-       graph=lambda x, y: _nd().exp(-(x * x)) * _TWO_OVER_SQRT_PI, doc="Gauss error function.")
+       graph=lambda F, x, y: F.exp(-(x * x)) * _TWO_OVER_SQRT_PI, doc="Gauss error function.")
 _unary("erfinv", special.erfinv, lambda xp, x, y: _HALF_SQRT_PI * xp.exp(y * y),
        "y = erfinv(x)", f"{_HALF_SQRT_PI!r} * exp(y * y)", uses=("outputs",),
-       graph=lambda x, y: _nd().exp(y * y) * _HALF_SQRT_PI, doc="Inverse error function.")
+       graph=lambda F, x, y: F.exp(y * y) * _HALF_SQRT_PI, doc="Inverse error function.")
 _unary("gamma", special.gamma, lambda xp, x, y: y * special.digamma(xp, x),
        "y = tgamma(x)", None, uses=("inputs", "outputs"), doc="Gamma function.")
 _unary("gammaln", special.gammaln, lambda xp, x, y: special.digamma(xp, x),

@@ -147,11 +147,10 @@ def _reduce_attrs():
 
 def _make_linear_graph(kind):
     """Recorded gradient of ``sum``/``mean`` (for ``create_graph=True``)."""
-    def graph(attrs, inputs, outputs, out_grads):
-        from .. import ndarray as nd
+    def graph(F, attrs, inputs, outputs, out_grads):
         x = inputs[0]
         axes = reduce_axes(kind, attrs.axis, attrs.exclude, x.ndim, x.shape)
-        g = nd.broadcast_to(out_grads[0].reshape(_keep_shape(x.shape, axes)), shape=x.shape)
+        g = F.broadcast_to(out_grads[0].reshape(_keep_shape(x.shape, axes)), shape=x.shape)
         if kind == "mean":
             n = 1
             for a in axes:

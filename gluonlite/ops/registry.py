@@ -171,9 +171,13 @@ class OpDef:
     backward_uses : tuple of str
         What backward reads: any of ``'inputs'``, ``'outputs'``; lets the engine drop the rest.
     backward_graph : callable, optional
-        ``f(attrs, inputs, outputs, out_grads) -> list`` computing the input gradients
-        from NDArrays with ``nd`` operators, so that autograd can record it
-        (``autograd.grad(..., create_graph=True)``); reads the same as ``backward``.
+        ``f(F, attrs, inputs, outputs, out_grads) -> list`` computing the input
+        gradients from arrays with the functions of ``F``, the namespace of recorded
+        array functions the tape hands in (``mx.nd``, as ``hybrid_forward(F, ...)``
+        receives one), so that autograd can record it (``autograd.grad(...,
+        create_graph=True)``); reads the same as ``backward``.  ``ops/`` never
+        imports the arrays layer: everything comes through ``F`` (``F.NDArray(raw,
+        ctx)`` wraps a constant).
     backward_mask : bool
         ``backward`` accepts a keyword ``need`` (one bool per input) and may skip the
         gradients of inputs not needed (returning ``None`` for them): a network's first

@@ -23,11 +23,6 @@ def _prod(shape):
     return n
 
 
-def _nd():
-    from .. import ndarray as nd
-    return nd
-
-
 def _copy_reshaped(xp, x, shape):
     return xp.array(x.reshape(shape), copy=True)
 
@@ -63,7 +58,7 @@ def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("da
             shapes[0] = tuple(d or _prod(out) // rest for d in src)
         return shapes, [target(attrs_, shapes, partial=not all(known(s) for s in shapes))]
 
-    def graph(attrs_, ins, outputs, out_grads):
+    def graph(F, attrs_, ins, outputs, out_grads):
         return [out_grads[0].reshape(ins[0].shape)] + [None] * (len(ins) - 1)
 
     register(OpDef(name, forward, backward=backward, attrs=attrs or {}, aliases=aliases,
@@ -211,11 +206,10 @@ def _transpose_bwd(oc, attrs, inputs, outputs, out_grads):
     return [oc.xp.ascontiguousarray(g.transpose(tuple(np.argsort(p))))]
 
 
-def _transpose_graph(attrs, inputs, outputs, out_grads):
-    from .. import ndarray as nd
+def _transpose_graph(F, attrs, inputs, outputs, out_grads):
     g = out_grads[0]
     p = _perm(attrs, g.ndim, g.shape)
-    return [nd.transpose(g, axes=tuple(int(i) for i in np.argsort(p)))]
+    return [F.transpose(g, axes=tuple(int(i) for i in np.argsort(p)))]
 
 
 def _transpose_infer(attrs, in_shapes):
@@ -263,8 +257,8 @@ def _swap_infer(attrs, in_shapes):
 register(OpDef("SwapAxis", _swap_fwd, backward=_swap_bwd,
                attrs={"dim1": Attr("int", 0), "dim2": Attr("int", 0)},
                infer_shape=_swap_infer, aliases=("swapaxes",), backward_uses=(),
-               backward_graph=lambda attrs, ins, outs, g: [_nd().SwapAxis(g[0], dim1=attrs.dim1,
-                                                                           dim2=attrs.dim2)],
+               backward_graph=lambda F, attrs, ins, outs, g: [F.SwapAxis(g[0], dim1=attrs.dim1,
+                                                                         dim2=attrs.dim2)],
                doc="Swap two axes."))
 
 

@@ -13,11 +13,6 @@ from .common import fail, norm_axis, put
 from .registry import OpDef, register
 
 
-def _nd():
-    from .. import ndarray as nd
-    return nd
-
-
 def _sum_to(xp, g, shape):
     """Sum ``g`` over the axes where ``shape`` has size 1 (same number of dims)."""
     axes = tuple(i for i, (a, b) in enumerate(zip(shape, g.shape)) if a == 1 and b != 1)
@@ -53,11 +48,11 @@ def _register_broadcast(name, target, inputs=("data",), attrs=None, aliases=(), 
             return in_shapes, [None]
         return in_shapes, [target(attrs_, [tuple(s) for s in in_shapes])]
 
-    def graph(attrs_, ins, outputs, out_grads):
+    def graph(F, attrs_, ins, outputs, out_grads):
         g, shape = out_grads[0], ins[0].shape
         axes = tuple(i for i, (a, b) in enumerate(zip(shape, g.shape)) if a == 1 and b != 1)
         if axes:
-            g = _nd().sum(g, axis=axes, keepdims=True)
+            g = F.sum(g, axis=axes, keepdims=True)
         return [g.reshape(shape)] + [None] * (len(ins) - 1)
 
     register(OpDef(name, forward, backward=backward, inputs=inputs, attrs=attrs or {},
@@ -197,7 +192,7 @@ def _flip(xp, x, attrs):
 register(OpDef("reverse", lambda oc, attrs, ins, out: [put(out, 0, _flip(oc.xp, ins[0], attrs))],
                backward=lambda oc, attrs, ins, outs, g: [_flip(oc.xp, g[0], attrs)],
                attrs={"axis": Attr("shape")}, aliases=("flip",), backward_uses=(),
-               backward_graph=lambda attrs, ins, outs, g: [_nd().reverse(g[0], axis=attrs.axis)],
+               backward_graph=lambda F, attrs, ins, outs, g: [F.reverse(g[0], axis=attrs.axis)],
                infer_shape=lambda attrs, s: (s, [s[0]]),
                doc="Reverse the order of elements along ``axis``."))
 

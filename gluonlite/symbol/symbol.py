@@ -40,6 +40,25 @@ def _node_attrs(node: Node) -> dict:
     return out
 
 
+# ``bind``/``simple_bind`` run the Executor, a front end above this layer: it lends them
+# here when it loads (``gluonlite/executor.py`` calls use_executor)
+_EXECUTOR: list = []
+
+
+def use_executor(executor_cls, simple_bind) -> None:
+    """Install what ``Symbol.bind`` (``executor_cls(symbol, ctx, args, args_grad,
+    grad_req, aux_states, shared_exec)``) and ``Symbol.simple_bind`` (``simple_bind(symbol,
+    ctx, grad_req, type_dict, shared_exec, shapes)``) run."""
+    _EXECUTOR[:] = [executor_cls, simple_bind]
+
+
+def _executor() -> list:
+    if not _EXECUTOR:
+        raise MXNetError("Symbol.bind needs the Executor (gluonlite.executor), which "
+                         "loads with gluonlite; import gluonlite first")
+    return _EXECUTOR
+
+
 def copy_graph(heads: list) -> list:
     """Deep-copy the nodes reachable from ``heads``; return the new head entries."""
     mapping: dict[int, Node] = {}
@@ -318,15 +337,13 @@ class Symbol:
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):
         """An ``Executor`` running this graph with the given arrays."""
-        from .executor import Executor
-        return Executor(self, ctx, args, args_grad, grad_req, aux_states, shared_exec)
+        return _executor()[0](self, ctx, args, args_grad, grad_req, aux_states, shared_exec)
 
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
         """An ``Executor`` with arrays allocated from the shapes given in ``kwargs``."""
-        from .executor import simple_bind
-        return simple_bind(self, ctx, grad_req, type_dict, shared_exec, kwargs)
+        return _executor()[1](self, ctx, grad_req, type_dict, shared_exec, kwargs)
 
     def eval(self, ctx=None, **kwargs):
         """Run the graph once on the arrays in ``kwargs``; a list of output NDArrays."""
