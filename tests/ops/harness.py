@@ -240,6 +240,88 @@ def check_saved_state(op_name, sample):
                                    err_msg=f"{op_name}: gradient {i} with saved state")
 
 
+def _noncontiguous(a):
+    """``a``'s values as a strided view into a larger array (every other element of the
+    last axis; a transposed view for 0-d/1-element cases is not needed)."""
+    if a.ndim == 0 or a.size == 0:
+        return a
+    big = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), dtype=a.dtype)
+    view = big[..., ::2]
+    view[...] = a
+    assert not view.flags.c_contiguous or a.shape[-1] == 1
+    return view
+
+
+# inputs an operator overwrites on purpose besides its auxiliary states, as MXNet's kernel
+# does (checked in the oracle: adamw_update leaves the rescaled gradient in ``grad``)
+MUTATED_INPUTS = {"_adamw_update": {1}}
+
+
+def check_raw_inputs(op_name, sample):
+    """Forward and backward leave their inputs as they were (auxiliary states excepted)
+    and give the same results on non-contiguous inputs (strided views)."""
+    op = get_op(op_name)
+    if sample.check is not None:
+        return  # random: two forwards draw differently
+    attrs = op.parse_attrs(dict(sample.attrs))
+    aux = set(op.aux_indices(attrs)) | MUTATED_INPUTS.get(op_name, set())
+    oc = mx.ops.OpContext(np, sample.train, mx.cpu())
+    inputs = [a.copy() for a in sample.inputs]
+    outs = [np.asarray(o) for o in op.forward(oc, attrs, inputs, None)]
+    for i, (a, b) in enumerate(zip(inputs, sample.inputs)):
+        if i not in aux:
+            np.testing.assert_array_equal(a, b, err_msg=f"{op_name}: forward changed input {i}")
+    strided = [_noncontiguous(a.copy()) for a in sample.inputs]
+    again = [np.asarray(o) for o in op.forward(oc, attrs, strided, None)]
+    for k, (a, b) in enumerate(zip(again, outs)):
+        np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=1e-6,
+                                   atol=1e-9,
+                                   err_msg=f"{op_name}: output {k} with non-contiguous inputs")
+    if not op.differentiable or not _grad_inputs(op, attrs, sample):
+        return  # backward runs only where a gradient is asked for (floating inputs)
+    rng = np.random.default_rng(4)
+    heads = [rng.uniform(-1, 1, size=o.shape).astype(o.dtype) for o in outs]
+    ins = [a.copy() for a in sample.inputs]
+    outs_c, heads_c = [o.copy() for o in outs], [h.copy() for h in heads]
+    kwargs = {"need": (True,) * len(ins)} if op.backward_mask else {}
+    op.backward(oc, attrs, ins, outs_c, heads_c, **kwargs)
+    for what, got, want in (("input", ins, sample.inputs), ("output", outs_c, outs),
+                            ("head gradient", heads_c, heads)):
+        for i, (a, b) in enumerate(zip(got, want)):
+            if what == "input" and i in aux:
+                continue
+            np.testing.assert_array_equal(a, b, err_msg=f"{op_name}: backward changed "
+                                                        f"{what} {i}")
+
+
+def check_backward_graph(op_name, sample):
+    """The recorded gradient (``backward_graph``, what ``create_graph=True`` runs) equals
+    the plain ``backward``, which :func:`check_gradient` holds to finite differences."""
+    op = get_op(op_name)
+    if not op.differentiable or not op.second_order or op.backward_graph is None \
+            or sample.check is not None:
+        return
+    attrs = op.parse_attrs(dict(sample.attrs))
+    which = _grad_inputs(op, attrs, sample)
+    if not which:
+        return
+    arrs = [mx.nd.array(a, dtype=a.dtype) for a in sample.inputs]
+    for i in which:
+        arrs[i].attach_grad()
+    with mx.autograd.record(train_mode=sample.train):
+        outs = _as_list(_api.function(op_name)(*arrs, **sample.attrs))
+    rng = np.random.default_rng(6)
+    heads = [mx.nd.array(rng.uniform(-1, 1, size=o.shape), dtype=o.dtype) for o in outs]
+    variables = [arrs[i] for i in which]
+    with mx.autograd.record(train_mode=sample.train):
+        recorded = mx.autograd.grad(outs, variables, head_grads=heads, retain_graph=True,
+                                    create_graph=True)
+    plain = mx.autograd.grad(outs, variables, head_grads=heads, retain_graph=False)
+    for i, a, b in zip(which, recorded, plain):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-7, atol=1e-10,
+                                   err_msg=f"{op_name}: backward_graph gradient of input {i}")
+
+
 def check_gpu_parity(op_name, sample):
     """CuPy forward and backward against NumPy for one sample (needs a GPU)."""
     cpu_outs, _ = run_forward(op_name, sample)

@@ -5,8 +5,8 @@ import pytest
 import gluonlite as mx
 from gluonlite.ops.registry import all_ops, get_op
 
-from .harness import (check_forward, check_gpu_parity, check_gradient, check_inference,
-                      check_saved_state)
+from .harness import (check_backward_graph, check_forward, check_gpu_parity, check_gradient,
+                      check_inference, check_raw_inputs, check_saved_state)
 from .samples import all_samples
 
 SAMPLES = all_samples()
@@ -37,6 +37,19 @@ def test_inference(name, index):
 @pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
 def test_gradient(name, index):
     check_gradient(name, SAMPLES[name][index])
+
+
+@pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_inputs_unchanged_and_strided(name, index):
+    check_raw_inputs(name, SAMPLES[name][index])
+
+
+GRAPH_CASES = [(n, i) for n, i in CASES if get_op(n).backward_graph is not None]
+
+
+@pytest.mark.parametrize("name,index", GRAPH_CASES, ids=[f"{n}-{i}" for n, i in GRAPH_CASES])
+def test_backward_graph_equals_backward(name, index):
+    check_backward_graph(name, SAMPLES[name][index])
 
 
 STATE_CASES = [(n, i) for n, i in CASES if get_op(n).saved_state]
