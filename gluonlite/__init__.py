@@ -131,6 +131,7 @@ from . import visualization as viz  # noqa: E402,F401
 from . import error  # noqa: E402,F401
 from . import log  # noqa: E402,F401
 from . import libinfo  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401
 
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",

@@ -316,7 +316,21 @@ def _ones_like(a):
     return array_module(a).ones(a.shape, dtype=a.dtype)
 
 
+# Set by ``mx.profiler`` while it runs (see ndarray/invoke.py's ``profiler``)
+profiler = None
+
+
 def _node_backward(node, out_grads, train_mode):
+    prof = profiler
+    if prof is None or node.op is None:
+        return _node_backward_run(node, out_grads, train_mode)
+    t0 = prof.clock()
+    grads = _node_backward_run(node, out_grads, train_mode)
+    prof.operator("_backward_" + node.op.name, t0)
+    return grads
+
+
+def _node_backward_run(node, out_grads, train_mode):
     xp = None
     for i, g in enumerate(out_grads):
         if g is None:

@@ -10,7 +10,7 @@ import pytest
 import gluonlite as mx
 
 # module paths MXNet 1.9.1's package tree makes importable that user code imports
-PATHS = ["mxnet.log", "mxnet.libinfo", "mxnet.error", "mxnet.contrib.autograd",
+PATHS = ["mxnet.log", "mxnet.libinfo", "mxnet.error", "mxnet.profiler", "mxnet.contrib.autograd",
          "mxnet.contrib.io", "mxnet.contrib.ndarray", "mxnet.contrib.symbol",
          "mxnet.ndarray.gen_op", "mxnet.ndarray.gen_contrib", "mxnet.ndarray.gen__internal",
          "mxnet.ndarray.gen_linalg", "mxnet.ndarray.gen_image", "mxnet.ndarray.gen_random",

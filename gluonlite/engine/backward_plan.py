@@ -23,6 +23,10 @@ from .placement import move_to
 
 __all__ = ["BackwardPlan"]
 
+# Set by ``mx.profiler`` while it runs: each backward step is recorded as
+# ``_backward_<op>`` (``profiler.operator(name, start_ns)``)
+profiler = None
+
 
 class BackwardPlan:
     """Reverse-mode steps for one forward plan and one set of inputs that need gradients.
@@ -72,7 +76,7 @@ class BackwardPlan:
             return saved[s]
 
         steps = []
-        monitor_names, monitor_zeros, step_units = [], [], []
+        monitor_names, monitor_zeros, step_units, op_names = [], [], [], []
         state_slots: dict[int, int] = {}
         for k, u in kept:  # already reversed
             uses = u.op.backward_uses
@@ -99,6 +103,7 @@ class BackwardPlan:
                           targets, state_pos, u.name))
             monitor_names.append(_backward_output_names(u.name, len(u.ins)))
             step_units.append(k)
+            op_names.append("_backward_" + getattr(u.op, "name", type(u.op).__name__))
             monitor_zeros.append(tuple((shapes[s], dtypes[s]) for s in u.ins))
         self.steps = steps
         # what a monitor is shown per step: MXNet's backward node outputs, one gradient
@@ -106,6 +111,7 @@ class BackwardPlan:
         self._monitor_names = monitor_names
         self._monitor_zeros = monitor_zeros
         self._step_units = step_units  # the forward unit of each step (placement)
+        self._op_names = op_names      # what the profiler calls each step
         self.state_slots = state_slots
         self.saved_slots = list(saved)
         self.n_slots = info.n_slots
@@ -127,6 +133,7 @@ class BackwardPlan:
         """
         if placement is not None:
             return self._run_placed(saved, head_grads, monitor, placement)
+        prof = profiler
         xp = oc.xp
         g = [None] * self.n_slots
         for s, hg in zip(self.heads, head_grads):
@@ -149,6 +156,8 @@ class BackwardPlan:
                 ograds.append(v)
             ins = None if in_pos is None else [saved[p] for p in in_pos]
             outs_v = None if out_pos is None else [saved[p] for p in out_pos]
+            if prof is not None:
+                t0 = prof.clock()
             try:
                 if st is None:
                     res = bwd(oc, attrs, ins, outs_v, ograds)
@@ -159,6 +168,8 @@ class BackwardPlan:
             except Exception as err:
                 raise MXNetError(f"CachedOp backward of node {name}: {type(err).__name__}: "
                                  f"{err}") from err
+            if prof is not None:
+                prof.operator(self._op_names[k], t0)
             if monitor is not None:
                 self._report(monitor, xp, k, res)
             for j, s in targets:

@@ -117,6 +117,11 @@ def _as_array(r, xp):
     return r
 
 
+# Set by ``mx.profiler`` while it runs: plans then take the step-by-step path and record
+# every operator (``profiler.operator(name, start_ns)``)
+profiler = None
+
+
 def _run_placed(fwd: Callable, oc, attrs, inputs) -> list:
     """One step of a placed plan on its device ``oc.ctx``, its inputs moved there."""
     ctx = oc.ctx
@@ -284,7 +289,7 @@ class ForwardPlan:
         flats, step_outs = static if (static is not None and not busy) else self._buffers()
         self._busy = True
         try:
-            if self._slow:
+            if self._slow or profiler is not None:
                 self._run_slow(slots, flats, step_outs)
             else:
                 oc = self.oc
@@ -341,6 +346,9 @@ class ForwardPlan:
                 for name, s in zip(u.in_names, ins):
                     mon(f"{u.name}_{name}", slots[s])
             step_oc = oc if placement is None else placement[k]
+            prof = profiler
+            if prof is not None:
+                t0 = prof.clock()
             try:
                 if placement is None:
                     res = fwd(oc, attrs, [slots[i] for i in ins], ob)
@@ -350,6 +358,8 @@ class ForwardPlan:
                 raise
             except Exception as err:
                 raise self._explain(step, slots, err) from err
+            if prof is not None:
+                prof.operator(u.op.name, t0)
             for s, r in zip(outs, res):
                 # past the entries: a state slot
                 slots[s] = _as_array(r, step_oc.xp) if s < n_entries else r

@@ -17,6 +17,9 @@ NDArray = None
 # Set by sparse.py: ``run_sparse(op, inputs, attrs, out, ctx)`` runs an operator's sparse
 # kernel when an input is sparse, or returns None (the dense forward then runs).
 run_sparse = None
+# Set by ``mx.profiler`` while it runs: ``profiler.operator(name, start_ns)`` records one
+# operator call (``None``: not profiling, the only cost is this check)
+profiler = None
 
 
 def _op_context(ctx, is_train: bool) -> OpContext:
@@ -85,6 +88,9 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
         bufs = _out_buffers(out, ctx)
     rec = _state.recording
     saved = None
+    prof = profiler
+    if prof is not None:
+        t0 = prof.clock()
     try:
         if rec and op.saved_state:
             res, saved = _forward_keeping(op, oc, attrs, inputs, datas, bufs)
@@ -97,6 +103,8 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
         raise
     except Exception as err:  # a NumPy/CuPy error: name the operator and the shapes
         raise _explain(op, attrs, datas, err) from err
+    if prof is not None:
+        prof.operator(op.name, t0)
     if op.aux_names:
         for i in op.aux_indices(attrs):
             x = inputs[i]
@@ -126,7 +134,7 @@ def invoke_unary(op, x, attrs):
     ``out``), as ``nd.relu(x)`` calls it: the same work with less bookkeeping."""
     ctx = x._ctx
     rec = _state.recording
-    if ctx.device_typeid == 2 or (rec and op.saved_state):
+    if ctx.device_typeid == 2 or (rec and op.saved_state) or profiler is not None:
         return invoke(op, [x], attrs)
     pair = ctx._op_contexts
     oc = (pair if pair is not None else _make_pair(ctx))[_state.training]
