@@ -43,6 +43,34 @@ def default_batchify_fn(data):
     return nd.array(data, dtype=data.dtype)
 
 
+def _array_batches(dataset, batchify_fn):
+    """For an ``ArrayDataset`` of NumPy arrays with the default batchify: a function from
+    a batch of indices to the batch, by one fancy index per array instead of one
+    ``__getitem__`` per sample and a stack (the tutorial's 64-sample batches: about
+    10x faster).  ``None`` when the per-sample path must run (any other dataset, a
+    subclass, a custom batchify, NDArrays, non-numeric arrays).
+
+    The batch is the per-sample path's: ``np.asarray`` of the samples ``a[i]`` is
+    ``a[indices]`` (same values, shape and dtype), then ``nd.array(..., dtype)``.
+    """
+    from .dataset import ArrayDataset
+    if type(dataset) is not ArrayDataset or batchify_fn is not default_batchify_fn:
+        return None
+    arrays = list(dataset._data)
+    if not all(type(a) is np.ndarray and a.ndim >= 1 and a.dtype.kind in "biuf"
+               for a in arrays):
+        return None
+    single = len(arrays) == 1
+
+    def take(batch):
+        idx = np.asarray(batch)
+        if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu":
+            return default_batchify_fn([dataset[i] for i in batch])
+        out = [nd.array(b, dtype=b.dtype) for b in (a[idx] for a in arrays)]
+        return out[0] if single else out
+    return take
+
+
 def default_mp_batchify_fn(data):
     """The batchify of worker processes: the same batches (they are moved to the main
     process through shared memory when pickled)."""
@@ -306,8 +334,12 @@ class DataLoader:
                                 data_loader=self, timeout=self._timeout)
 
     def _same_process_iter(self):
+        take = _array_batches(self._dataset, self._batchify_fn)
         for batch in self._batch_sampler:
-            ret = self._batchify_fn([self._dataset[idx] for idx in batch])
+            if take is not None:
+                ret = take(batch)
+            else:
+                ret = self._batchify_fn([self._dataset[idx] for idx in batch])
             if self._pin_memory:
                 ret = _as_in_context(ret, context.cpu_pinned(self._pin_device_id))
             yield ret
