@@ -26,6 +26,10 @@ from . import sparse  # noqa: F401
 from . import extras as _extras
 
 contrib.isinf, contrib.isfinite, contrib.isnan = _extras.isinf, _extras.isfinite, _extras.isnan
+from . import control_flow as _control_flow  # noqa: E402
+contrib.foreach = _control_flow.foreach
+contrib.while_loop = _control_flow.while_loop
+contrib.cond = _control_flow.cond
 for _name in ("adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"):
     setattr(contrib, _name, getattr(_extras, _name))
 del _name
