@@ -7,10 +7,32 @@ import numpy as np
 from .. import ndarray as nd
 from .io import DataBatch, DataIter
 
-__all__ = ["BatchLoader"]
+__all__ = ["BatchLoader", "OneArrayBatches"]
 
 
-class BatchLoader(DataIter):
+class OneArrayBatches(DataIter):
+    """``next``/``getdata``/``getlabel``/``getpad`` of MXNet's C++ iterators over the
+    ``DataBatch`` that ``iter_next`` leaves in ``self._batch``: they return the one
+    data (label) array itself, not a list."""
+
+    _batch = None
+
+    def next(self) -> DataBatch:
+        if not self.iter_next():
+            raise StopIteration
+        return self._batch
+
+    def getdata(self):
+        return self._batch.data[0]
+
+    def getlabel(self):
+        return self._batch.label[0]
+
+    def getpad(self) -> int:
+        return self._batch.pad
+
+
+class BatchLoader(OneArrayBatches):
     """Batches of rows of ``data`` / ``label`` (NumPy arrays, first axis = sample).
 
     With ``round_batch`` an incomplete last batch is filled from the start of the data
@@ -73,18 +95,3 @@ class BatchLoader(DataIter):
                                 [nd.array(self._label_buf, dtype=self._label_buf.dtype)],
                                 pad=pad)
         return True
-
-    def next(self) -> DataBatch:
-        if not self.iter_next():
-            raise StopIteration
-        return self._batch
-
-    # MXNet's C++ iterators return the one array itself, not a list
-    def getdata(self):
-        return self._batch.data[0]
-
-    def getlabel(self):
-        return self._batch.label[0]
-
-    def getpad(self) -> int:
-        return self._batch.pad

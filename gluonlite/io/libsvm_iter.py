@@ -9,7 +9,8 @@ from ..base import MXNetError
 from ..ndarray import array as nd_array
 from ..ndarray.sparse import CSRNDArray, csr_matrix
 from ..ops.sparse_storage import CSRStorage, csr_take_rows
-from .io import DataBatch, DataDesc, DataIter
+from .batch_loader import OneArrayBatches
+from .io import DataBatch, DataDesc
 
 __all__ = ["LibSVMIter"]
 
@@ -50,7 +51,7 @@ def _parse(path: str, width: int, what: str):
     return labels, pairs[:, 1], indices, indptr
 
 
-class LibSVMIter(DataIter):
+class LibSVMIter(OneArrayBatches):
     """Data in ``csr`` storage from a LibSVM file (zero-based, sorted column indices).
 
     Without ``label_libsvm`` the label is each line's first value (a dense 1-D batch);
@@ -154,18 +155,3 @@ class LibSVMIter(DataIter):
             label = self._batch_csr(self._label_csr, rows, self._label_shape[0])
         self._batch = DataBatch([data], [label], pad=pad)
         return True
-
-    def next(self) -> DataBatch:
-        if not self.iter_next():
-            raise StopIteration
-        return self._batch
-
-    # MXNet's C++ iterators return the one array itself, not a list
-    def getdata(self):
-        return self._batch.data[0]
-
-    def getlabel(self):
-        return self._batch.label[0]
-
-    def getpad(self) -> int:
-        return self._batch.pad
