@@ -392,6 +392,10 @@ def array(source_array, ctx: Context | None = None, dtype=None) -> NDArray:
     As in MXNet, the result is float32 unless ``dtype`` is given or the source is an
     NDArray (whose dtype is kept); NumPy sources of any dtype become float32.
     """
+    if getattr(source_array, "stype", "default") != "default" or \
+            type(source_array).__module__.startswith("scipy.sparse"):
+        from .sparse import array as sparse_array  # sparse sources stay sparse (MXNet)
+        return sparse_array(source_array, ctx=ctx, dtype=dtype)
     ctx = _resolve_ctx(ctx)
     if isinstance(source_array, NDArray):
         dt = np.dtype(dtype) if dtype is not None else source_array._data.dtype

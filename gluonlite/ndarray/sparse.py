@@ -116,8 +116,14 @@ class BaseSparseNDArray(NDArray):
         """The stored row indices (row_sparse) or column indices (csr), ``int64``."""
         return NDArray(self._st.indices, self._ctx)
 
+    @property
+    def _num_aux(self) -> int:
+        """Number of index arrays (1 for row_sparse, 2 for csr), as MXNet's."""
+        return 2 if self.stype == "csr" else 1
+
+    @property
     def _aux_types(self) -> list:
-        return [np.dtype(IDX_DTYPE).type] * (2 if self.stype == "csr" else 1)
+        return [np.dtype(IDX_DTYPE).type] * self._num_aux
 
     # -- conversion ---------------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
@@ -443,11 +449,11 @@ def row_sparse_array(arg1, shape=None, ctx: Context | None = None,
             values = values.reshape(1, -1)
         if shape is None:
             if not idx.size:
-                raise MXNetError("row_sparse_array: shape is required for an empty array")
+                raise ValueError("row_sparse_array: shape is required for an empty array")
             shape = (int(idx.max()) + 1,) + tuple(values.shape[1:])
-        order = np.argsort(idx, kind="stable")
-        st = RowSparseStorage(*_place([values[order], idx[order]], ctx), tuple(shape))
-        _check_format(st, True)
+        st = RowSparseStorage(*_place([values, idx], ctx), tuple(shape))
+        # as MXNet: stored as given; check_format() finds unsorted or out-of-range rows
+        _check_format(st, False)
         return RowSparseNDArray(st, ctx)
     return _from_dense_source(arg1, "row_sparse", shape, ctx, dtype)
 
@@ -464,7 +470,8 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
         return zeros("csr", arg1, ctx=ctx, dtype=dtype)
     if hasattr(arg1, "tocsr") and hasattr(arg1, "indptr") or type(arg1).__module__.startswith(
             "scipy.sparse"):
-        m = arg1.tocsr()
+        m = arg1.tocsr(copy=True)
+        m.sum_duplicates()  # canonical form, as MXNet builds it
         m.sort_indices()
         return csr_matrix((m.data, m.indices, m.indptr), shape=m.shape, ctx=ctx,
                           dtype=dtype if dtype is not None else m.data.dtype)
@@ -475,7 +482,9 @@ def csr_matrix(arg1, shape=None, ctx: Context | None = None, dtype=None) -> CSRN
         idx = _host(indices, IDX_DTYPE).reshape(-1)
         ptr = _host(indptr, IDX_DTYPE).reshape(-1)
         if shape is None:
-            shape = (ptr.size - 1, int(idx.max()) + 1 if idx.size else 0)
+            if not idx.size:
+                raise ValueError("csr_matrix: shape is required for an array without entries")
+            shape = (ptr.size - 1, int(idx.max()) + 1)
         st = CSRStorage(*_place([values, idx, ptr], ctx), tuple(shape))
         _check_format(st, False)  # as MXNet, unordered column indices are accepted here
         return CSRNDArray(st, ctx)

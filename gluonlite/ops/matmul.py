@@ -181,15 +181,17 @@ def _fc_forward(oc, attrs, inputs, out):
                   f"got {tuple(w.shape)}", x.shape, w.shape)
     shape = (x.shape[0], attrs.num_hidden) if attrs.flatten else \
         tuple(x.shape[:-1]) + (attrs.num_hidden,)
+    # MXNet also accepts a bias of shape (num_hidden, 1)
+    bias = None if attrs.no_bias else inputs[2].reshape(-1)
     if out is not None:
         y2 = out[0].reshape(x2.shape[0], attrs.num_hidden)
         xp.matmul(x2, w.T, out=y2)
-        if not attrs.no_bias:
-            y2 += inputs[2]
+        if bias is not None:
+            y2 += bias
         return [out[0]]
     y = xp.matmul(x2, w.T)
-    if not attrs.no_bias:
-        y += inputs[2]
+    if bias is not None:
+        y += bias
     return [put(out, 0, y.reshape(shape))]
 
 
@@ -203,7 +205,7 @@ def _fc_backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True))
     grads = [xp.matmul(dy, w).reshape(x.shape) if need[0] else None,
              xp.matmul(dy.T, x2) if need[1] else None]
     if not attrs.no_bias:
-        grads.append(dy.sum(axis=0) if need[2] else None)
+        grads.append(dy.sum(axis=0).reshape(inputs[2].shape) if need[2] else None)
     return grads
 
 
@@ -230,7 +232,11 @@ def _fc_infer(attrs, in_shapes, out_shapes=(None,)):
         data = merge_shapes(_FC, "data", data, (0,) * (len(data) - 1) + (weight[1],))
     ins = [data, weight]
     if not attrs.no_bias:
-        ins.append(merge_shapes(_FC, "bias", (h,), in_shapes[2] if len(in_shapes) > 2 else None))
+        bias = in_shapes[2] if len(in_shapes) > 2 else None
+        if bias is not None and tuple(bias) == (h, 1):
+            ins.append((h, 1))  # MXNet's shape rule also takes (num_hidden, 1)
+        else:
+            ins.append(merge_shapes(_FC, "bias", (h,), bias))
     if data is None:
         return ins, [None]
     out = (data[0], h) if attrs.flatten else tuple(data[:-1]) + (h,)

@@ -1,8 +1,9 @@
 """Sparse operators and the sparse kernels of dense operators (MXNet's ``FComputeEx``).
 
 New operators: ``cast_storage``, ``_sparse_retain`` (``nd.sparse.retain``),
-``_square_sum`` (``sum(square(x))`` in one pass) and ``_contrib_SparseEmbedding``
-(``Embedding`` whose weight is meant to be row_sparse).
+``_square_sum`` (``sum(square(x))`` in one pass), ``_contrib_SparseEmbedding``
+(``Embedding`` whose weight is meant to be row_sparse) and ``_contrib_getnnz`` (stored
+entries of a csr array).
 
 Sparse kernels (``sparse_forward``) given to operators defined elsewhere, for the
 storage types where MXNet keeps a sparse result:
@@ -13,7 +14,8 @@ storage types where MXNet keeps a sparse result:
   ``elemwise_mul`` of two sparse arrays of one type or a sparse and a dense one;
   ``add_n`` of row_sparse arrays (what kvstore aggregation sums);
 * ``zeros_like`` of a sparse array;
-* ``dot(csr, dense)`` -> dense and ``dot(csr.T, dense)`` -> row_sparse.
+* ``dot(csr, dense)`` -> dense and ``dot(csr.T, dense)`` -> row_sparse;
+* ``take(csr, indices)`` along rows -> csr.
 
 Any other combination returns ``None`` and the dense operator runs on densified
 inputs (MXNet's storage fallback), giving a dense result.
@@ -25,9 +27,11 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, put, same_shape_infer
 from .registry import OpDef, get_op, register
-from .sparse_storage import (CSRStorage, IDX_DTYPE, RowSparseStorage, empty_storage,
-                             from_dense, to_dense)
-from . import elemwise_binary, elemwise_scalar, elemwise_unary, matmul, activation  # noqa: F401
+from .sparse_storage import (CSRStorage, IDX_DTYPE, RowSparseStorage, csr_take_rows,
+                             empty_storage, from_dense, to_dense)
+from . import (activation, elemwise_binary, elemwise_scalar, elemwise_unary,  # noqa: F401
+               gather, matmul)
+from .gather import as_index, fix_mode
 from .embedding_lrn import _emb_backward, _emb_forward, _emb_infer_shape, _emb_infer_type
 from .reduce import reduce_axes, reduced_shape
 
@@ -200,6 +204,49 @@ register(OpDef(
         "its gradient is written into a row_sparse buffer where the weight has one."))
 
 
+# ----------------------------------------------------------------------------- getnnz
+_NNZ = "_contrib_getnnz"
+
+
+def _nnz_axis(attrs, op_shape) -> None:
+    if attrs.axis not in (None, 1, -1):
+        fail(_NNZ, f"getnnz with axis = {attrs.axis} is not supported yet", op_shape)
+
+
+def _getnnz_forward(oc, attrs, inputs, out):
+    """Dense path: the nonzero count (a csr array's stored entries are its nonzeros
+    unless it stores explicit zeros, which only the sparse kernel sees)."""
+    x = inputs[0]
+    _nnz_axis(attrs, x.shape)
+    nz = x != 0
+    y = nz.sum(axis=1) if attrs.axis is not None else nz.sum().reshape(1)
+    return [put(out, 0, y.astype(IDX_DTYPE))]
+
+
+def _getnnz_sparse(oc, attrs, inputs, out):
+    x = inputs[0]
+    if _stype(x) != "csr":
+        return None
+    _nnz_axis(attrs, x.shape)
+    if attrs.axis is None:
+        return [oc.xp.asarray([x.indices.shape[0]], dtype=IDX_DTYPE)]
+    return [oc.xp.diff(x.indptr).astype(IDX_DTYPE)]
+
+
+def _getnnz_infer(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None:
+        return [None], [None]
+    return [s], [(1,) if attrs.axis is None else (s[0],)]
+
+
+register(OpDef(
+    _NNZ, _getnnz_forward, attrs={"axis": Attr("int", None)}, infer_shape=_getnnz_infer,
+    infer_type=lambda op, attrs, dts: (dts, [IDX_DTYPE]), differentiable=False,
+    sparse_forward=_getnnz_sparse,
+    doc="Number of stored values of a csr array, in all (``axis=None``) or per row."))
+
+
 # ----------------------------------------------------------------------------- elementwise
 
 
@@ -325,6 +372,16 @@ def _dot_kernel(oc, attrs, inputs, out):
     return [RowSparseStorage(dense[used], used, dense.shape)]
 
 
+def _take_kernel(oc, attrs, inputs, out):
+    """Rows of a csr matrix (``axis=0``): a csr result, indices clipped or wrapped."""
+    a, idx = inputs
+    if _stype(a) != "csr" or _is_sparse(idx) or attrs.axis not in (0, -2):
+        return None
+    xp = oc.xp
+    rows = fix_mode(xp, "take", as_index(xp, idx), a.shape[0], attrs.mode).reshape(-1)
+    return [csr_take_rows(xp, a, rows)]
+
+
 def _attach() -> None:
     for name in _ZERO_PRESERVING:
         op = get_op(name)
@@ -336,6 +393,7 @@ def _attach() -> None:
     get_op("add_n").sparse_forward = _add_n_kernel
     get_op("zeros_like").sparse_forward = _zeros_like_kernel
     get_op("dot").sparse_forward = _dot_kernel
+    get_op("take").sparse_forward = _take_kernel
 
 
 _attach()

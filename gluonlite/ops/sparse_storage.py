@@ -87,7 +87,8 @@ def from_dense(xp, a, stype: str):
         return RowSparseStorage(a[rows], rows, a.shape)
     if stype == "csr":
         if a.ndim != 2:
-            fail("cast_storage", f"a csr array must be 2-D, got shape {tuple(a.shape)}")
+            raise ValueError(f"cast_storage: a csr array must be 2-D, got shape "
+                             f"{tuple(a.shape)}")
         rows, cols = xp.nonzero(a)
         counts = xp.bincount(rows, minlength=a.shape[0]) if rows.size else \
             xp.zeros(a.shape[0], dtype=IDX_DTYPE)

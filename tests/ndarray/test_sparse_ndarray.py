@@ -35,11 +35,15 @@ def test_row_sparse_array_from_components():
     np.testing.assert_array_equal(r.data.asnumpy(), [[1, 2], [3, 4]])
 
 
-def test_row_sparse_array_sorts_rows_and_infers_shape():
-    r = sp.row_sparse_array(([[3, 4], [1, 2]], [3, 1]))
+def test_row_sparse_array_infers_shape_and_keeps_rows_as_given():
+    r = sp.row_sparse_array(([[1, 2], [3, 4]], [1, 3]))
     assert r.shape == (4, 2)
-    np.testing.assert_array_equal(r.indices.asnumpy(), [1, 3])
     np.testing.assert_array_equal(r.asnumpy(), _RSP_DENSE[:4])
+    # as MXNet: unsorted or out-of-range rows are stored; check_format() reports them
+    for rows in ([3, 1], [1, 7], [1, -2]):
+        bad = sp.row_sparse_array(([[3, 4], [1, 2]], rows), shape=(4, 2))
+        with pytest.raises(MXNetError, match="increasing"):
+            bad.check_format()
 
 
 def test_csr_matrix_from_components_coo_and_dense():
@@ -307,3 +311,43 @@ def test_reset_arrays_zeroes_dense_and_sparse_arrays():
     assert rsp.stype == "row_sparse" and rsp.data.shape[0] == 0
     with pytest.raises(MXNetError, match="reset_arrays"):
         mx.nd.reset_arrays(dense, num_arrays=2)
+
+
+def test_getnnz_counts_stored_entries():
+    c = sp.csr_matrix(([1.0, 0.0, 2.0], [0, 1, 2], [0, 2, 3]), shape=(2, 3))
+    np.testing.assert_array_equal(mx.nd.contrib.getnnz(c).asnumpy(), [3])  # explicit 0 too
+    np.testing.assert_array_equal(mx.nd.contrib.getnnz(c, axis=1).asnumpy(), [2, 1])
+    with pytest.raises(MXNetError, match="axis = 0"):
+        mx.nd.contrib.getnnz(c, axis=0)
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+def test_take_rows_of_csr_stays_csr(mode):
+    c = _csr()
+    idx = np.array([2, 7, -1, 0])
+    t = mx.nd.take(c, mx.nd.array(idx), mode=mode)
+    assert t.stype == "csr"
+    np.testing.assert_array_equal(t.asnumpy(), np.take(_CSR_DENSE, idx, axis=0, mode=mode))
+
+
+def test_sparse_sources_of_nd_array_stay_sparse():
+    import scipy.sparse as spsp
+    assert mx.nd.array(_csr()).stype == "csr"
+    # a non-canonical SciPy matrix is summed and sorted, as MXNet does
+    m = spsp.csr_matrix((np.array([1.0, 2, 3, 1]), np.array([2, 0, 2, 1]),
+                         np.array([0, 3, 4])), shape=(2, 3))
+    c = mx.nd.array(m)
+    np.testing.assert_array_equal(c.indices.asnumpy(), [0, 2, 1])
+    np.testing.assert_array_equal(c.data.asnumpy(), [2, 4, 1])
+    with pytest.raises(ValueError):
+        mx.nd.array([1, 2, 3]).tostype("csr")
+
+
+def test_fully_connected_takes_a_column_bias_as_mxnet():
+    b = mx.nd.ones((8, 1))
+    b.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.FullyConnected(mx.nd.ones((5, 10)), mx.nd.ones((8, 10)), b, num_hidden=8)
+    y.backward()
+    np.testing.assert_array_equal(y.asnumpy(), np.full((5, 8), 11))
+    assert b.grad.shape == (8, 1)

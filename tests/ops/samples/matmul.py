@@ -28,7 +28,7 @@ def batch_dot_ref(a, b, transpose_a=False, transpose_b=False, **_):
 def fc_ref(x, w, b=None, num_hidden=0, no_bias=False, flatten=True):
     x2 = x.reshape(x.shape[0], -1) if flatten else x
     y = x2 @ w.T
-    return y if no_bias else y + b
+    return y if no_bias else y + b.reshape(-1)
 
 
 SAMPLES = {
@@ -57,5 +57,8 @@ SAMPLES = {
                infer_from=[0], name="flatten_infer"),
         Sample([_x(2, 3, 2), _x(4, 2)], dict(num_hidden=4, flatten=False, no_bias=True),
                ref=fc_ref, infer_from=[0], name="no_flatten"),
+        # MXNet's shape rule also takes a (num_hidden, 1) bias
+        Sample([_x(3, 4), _x(5, 4), _x(5, 1)], dict(num_hidden=5), ref=fc_ref,
+               name="column_bias"),
     ],
 }

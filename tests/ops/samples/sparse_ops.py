@@ -21,6 +21,10 @@ _idx = np.array([[0, 3], [2, 2]], dtype=np.float32)
 _w = _rng.uniform(-1, 1, size=(4, 3))
 
 SAMPLES = {
+    "_contrib_getnnz": [
+        Sample([_x], ref=lambda x: np.array([np.count_nonzero(x)])),
+        Sample([_x], {"axis": 1}, ref=lambda x, axis: np.count_nonzero(x, axis=1)),
+    ],
     "_square_sum": [
         Sample([_x], {"axis": 1, "keepdims": True},
                ref=lambda x, axis, keepdims: (x * x).sum(axis=axis, keepdims=keepdims)),
