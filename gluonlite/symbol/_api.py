@@ -14,6 +14,11 @@ op, _internal = _NS.op, _NS.internal
 contrib, linalg, image, sparse = (_NS.subs[s] for s in ("contrib", "linalg", "image", "sparse"))
 _functions = _NS.functions
 public = _NS.public
+# MXNet's ``sym.sparse`` also lists the ordinary operators (``sym.sparse.dot``,
+# ``Embedding``, ...); in gluonlite's graphs they compute on dense values
+for _name, _fn in public.items():
+    if not hasattr(sparse, _name):
+        setattr(sparse, _name, _fn)
 
 
 def function(name: str):

@@ -351,3 +351,9 @@ def test_fully_connected_takes_a_column_bias_as_mxnet():
     y.backward()
     np.testing.assert_array_equal(y.asnumpy(), np.full((5, 8), 11))
     assert b.grad.shape == (8, 1)
+
+
+def test_sparse_namespaces_list_the_operators():
+    assert mx.sym.sparse.dot is mx.sym.dot and mx.sym.sparse.Embedding is mx.sym.Embedding
+    assert callable(mx.sym.sparse.retain) and callable(sp.adagrad_update)
+    assert sp.dot is not None and sp.elemwise_add is mx.nd.elemwise_add
