@@ -356,4 +356,4 @@ def test_fully_connected_takes_a_column_bias_as_mxnet():
 def test_sparse_namespaces_list_the_operators():
     assert mx.sym.sparse.dot is mx.sym.dot and mx.sym.sparse.Embedding is mx.sym.Embedding
     assert callable(mx.sym.sparse.retain) and callable(sp.adagrad_update)
-    assert sp.dot is not None and sp.elemwise_add is mx.nd.elemwise_add
+    assert (sp.elemwise_add(_rsp(), _rsp()).asnumpy() == 2 * _RSP_DENSE).all()
