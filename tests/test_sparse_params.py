@@ -4,6 +4,7 @@ Reference values come from MXNet 1.9.1 (``tests/fixtures/gen_sparse_params.py``)
 """
 import json
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -13,8 +14,12 @@ import gluonlite as mx
 from gluonlite import autograd, gluon
 from gluonlite.base import MXNetError
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "sparse_params")
-VOCAB, DIM, OUT_UNITS, BATCH, SEQ = 10, 4, 3, 4, 3
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+HERE = os.path.join(FIXTURES, "sparse_params")
+sys.path.insert(0, FIXTURES)
+import sparse_params_cases as cases  # noqa: E402
+
+VOCAB = cases.VOCAB
 
 
 @pytest.fixture(scope="module")
@@ -24,77 +29,27 @@ def fixture():
     return manifest, dict(np.load(os.path.join(HERE, "train.npz")))
 
 
-class SparseWeightNet(gluon.Block):
-    """A row_sparse embedding weight pulled by row_sparse_data, then a Dense layer."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.embed_weight = self.params.get("embed_weight", shape=(VOCAB, DIM),
-                                                stype="row_sparse", grad_stype="row_sparse")
-            self.dense = gluon.nn.Dense(OUT_UNITS, in_units=SEQ * DIM)
-
-    def forward(self, x):
-        w = self.embed_weight.row_sparse_data(x)
-        e = mx.nd.Embedding(data=x, weight=w, input_dim=VOCAB, output_dim=DIM,
-                            sparse_grad=True)
-        return self.dense(e)
-
-
-def _build(kind):
-    if kind == "sparse_weight":
-        return SparseWeightNet(prefix="net_")
-    net = gluon.nn.Sequential(prefix="net_")
-    with net.name_scope():
-        net.add(gluon.nn.Embedding(VOCAB, DIM, sparse_grad=True),
-                gluon.nn.Dense(OUT_UNITS, in_units=SEQ * DIM))
-    return net
-
-
 def _all_rows(param):
-    if param.stype == "row_sparse":
-        rows = mx.nd.arange(0, param.shape[0], ctx=param.list_ctx()[0])
-        return param.row_sparse_data(rows).asnumpy()
-    return param.data(param.list_ctx()[0]).asnumpy()
+    return cases.all_rows(mx, param)
 
 
 def _train(name, case, store):
-    ctxs = [mx.cpu(i) for i in range(case["devices"])]
-    net = _build(case["kind"])
-    net.initialize(ctx=ctxs)
-    params = net.collect_params()
-    for pname, p in params.items():
-        p.set_data(mx.nd.array(store[f"{name}/init/{pname[len('net_'):]}"]))
-    trainer = gluon.Trainer(params, case["optimizer"], dict(case["optimizer_params"]),
-                            **case["trainer_kwargs"])
-    loss_fn = gluon.loss.L2Loss()
-    i = 0
-    while f"x{i}" in store:
-        xs = gluon.utils.split_and_load(mx.nd.array(store[f"x{i}"]), ctxs)
-        ys = gluon.utils.split_and_load(mx.nd.array(store[f"y{i}"]), ctxs)
-        with autograd.record():
-            losses = [loss_fn(net(a), b) for a, b in zip(xs, ys)]
-        for loss in losses:
-            loss.backward()
-        trainer.step(BATCH)
-        i += 1
-    return net, trainer
+    init = {k[len(f"{name}/init/"):]: v for k, v in store.items()
+            if k.startswith(f"{name}/init/")}
+    batches = []
+    while f"x{len(batches)}" in store:
+        batches.append((store[f"x{len(batches)}"], store[f"y{len(batches)}"]))
+    return cases.train(mx, case["kind"], case["devices"], case["optimizer"],
+                       case["optimizer_params"], case["trainer_kwargs"], init, batches)
 
 
-CASES = ["embed_sparse_grad", "embed_sparse_grad_two_ctx", "embed_sparse_grad_two_ctx_on_kv",
-         "embed_sparse_grad_momentum", "sparse_weight", "sparse_weight_two_ctx",
-         "sparse_weight_two_ctx_momentum"]
-
-
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_training_matches_mxnet(fixture, name):
     manifest, store = fixture
     case = manifest["cases"][name]
     net, trainer = _train(name, case, store)
     assert trainer._update_on_kvstore == case["update_on_kvstore"]
     assert (trainer._kvstore.type if trainer._kvstore is not None else None) == case["kvstore"]
-    ctx0 = net.collect_params()["net_dense0_weight"].list_ctx()[0] \
-        if "net_dense0_weight" in net.collect_params() else mx.cpu(0)
     for pname, p in net.collect_params().items():
         short = pname[len("net_"):]
         np.testing.assert_allclose(_all_rows(p), store[f"{name}/{short}"], rtol=1e-5,
@@ -104,12 +59,11 @@ def test_training_matches_mxnet(fixture, name):
         assert g.stype == expect["stype"], (short, g.stype)
         if expect["rows"] is not None:
             assert sorted(g.indices.asnumpy().tolist()) == expect["rows"], short
-    del ctx0
 
 
 def test_load_mxnet_saved_row_sparse_parameters(fixture):
     manifest, store = fixture
-    net = SparseWeightNet(prefix="net_")
+    net = cases.sparse_weight_net(mx)
     net.load_parameters(os.path.join(HERE, "mxnet_trained.params"), ctx=mx.cpu(0))
     w = net.embed_weight
     assert w._data[0].stype == "row_sparse"
@@ -134,7 +88,7 @@ def test_save_load_parameters_round_trip(tmp_path, fixture):
     for k in ref:
         np.testing.assert_allclose(saved[k].asnumpy(), ref[k].asnumpy(), rtol=1e-5, atol=1e-6)
     # loading into a trained net resets the kvstore, which then holds the loaded value
-    net2 = SparseWeightNet(prefix="net_")
+    net2 = cases.sparse_weight_net(mx)
     net2.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
     trainer2 = gluon.Trainer(net2.collect_params(), "sgd")
     _all_rows(net2.embed_weight)

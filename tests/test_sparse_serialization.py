@@ -16,6 +16,8 @@ from gluonlite.base import MXNetError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HERE = os.path.join(ROOT, "tests", "fixtures", "sparse_params")
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+from sparse_params_cases import saved_arrays  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -23,24 +25,6 @@ def fixture():
     with open(os.path.join(HERE, "manifest.json")) as f:
         manifest = json.load(f)
     return manifest, dict(np.load(os.path.join(HERE, "train.npz")))
-
-
-def saved_arrays(nd):
-    """Same arrays as ``saved_arrays`` of the fixture generator."""
-    rng = np.random.RandomState(3)
-    rsp_vals = rng.standard_normal((2, 3)).astype(np.float32)
-    rsp3 = rng.standard_normal((2, 2, 2)).astype(np.float64)
-    dense = rng.standard_normal((2, 3)).astype(np.float32)
-    csr = np.array([[0, 1.5, 0, 0], [0, 0, 0, 0], [2.0, 0, -3.0, 0]], dtype=np.float32)
-    return {
-        "rsp": nd.sparse.row_sparse_array((rsp_vals, np.array([1, 3])), shape=(5, 3)),
-        "rsp_empty": nd.sparse.zeros("row_sparse", (4, 2)),
-        "rsp_f64_3d": nd.sparse.row_sparse_array((rsp3, np.array([0, 2])), shape=(3, 2, 2),
-                                                 dtype="float64"),
-        "csr": nd.sparse.csr_matrix(csr),
-        "csr_empty": nd.sparse.zeros("csr", (2, 3)),
-        "dense": nd.array(dense),
-    }
 
 
 def test_load_mxnet_sparse_file(fixture):
