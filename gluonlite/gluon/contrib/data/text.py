@@ -110,18 +110,18 @@ class _WikiText(_LanguageModelDataset):
         return len(self._label)
 
 
-class WikiText2(_WikiText):
-    """WikiText-2 word-level language modelling dataset (Salesforce research; CC BY-SA).
+_WIKITEXT_DOC = """WikiText-{n} word-level language modelling dataset (Salesforce research;
+    CC BY-SA).
 
     Each sample is ``(data, label)``: ``seq_len`` token indices and the same shifted by
     one; ``'<eos>'`` ends every line.
 
     Parameters
     ----------
-    root : str, default $MXNET_HOME/datasets/wikitext-2
+    root : str, default $MXNET_HOME/datasets/wikitext-{n}
         Folder holding ``wiki.train.tokens``, ``wiki.valid.tokens``, ``wiki.test.tokens``
-        (or ``wikitext-2-v1.zip``).
-    segment : {'train', 'validation', 'test'}, default 'train'
+        (or ``wikitext-{n}-v1.zip``).
+    segment : {{'train', 'validation', 'test'}}, default 'train'
         Which file.
     vocab : Vocabulary, optional
         Vocabulary indexing the tokens; default one built from this segment's tokens
@@ -129,6 +129,10 @@ class WikiText2(_WikiText):
     seq_len : int, default 35
         Tokens per sample.
     """
+
+
+class WikiText2(_WikiText):
+    __doc__ = _WIKITEXT_DOC.format(n=2)
 
     _archive_file = ("wikitext-2-v1.zip", "3c914d17d80b1459be871a5039ac23e752a53cbe")
     _data_file = {"train": ("wiki.train.tokens", "863f29c46ef9d167fff4940ec821195882fe29d1"),
@@ -145,24 +149,7 @@ class WikiText2(_WikiText):
 
 
 class WikiText103(_WikiText):
-    """WikiText-103 word-level language modelling dataset (Salesforce research; CC BY-SA).
-
-    Each sample is ``(data, label)``: ``seq_len`` token indices and the same shifted by
-    one; ``'<eos>'`` ends every line.
-
-    Parameters
-    ----------
-    root : str, default $MXNET_HOME/datasets/wikitext-103
-        Folder holding ``wiki.train.tokens``, ``wiki.valid.tokens``, ``wiki.test.tokens``
-        (or ``wikitext-103-v1.zip``).
-    segment : {'train', 'validation', 'test'}, default 'train'
-        Which file.
-    vocab : Vocabulary, optional
-        Vocabulary indexing the tokens; default one built from this segment's tokens
-        with ``'<eos>'`` reserved.
-    seq_len : int, default 35
-        Tokens per sample.
-    """
+    __doc__ = _WIKITEXT_DOC.format(n=103)
 
     _archive_file = ("wikitext-103-v1.zip", "0aec09a7537b58d4bb65362fee27650eeaba625a")
     _data_file = {"train": ("wiki.train.tokens", "b7497e2dfe77e72cfef5e3dbc61b7b53712ac211"),
