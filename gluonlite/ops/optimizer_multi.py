@@ -40,6 +40,22 @@ class _PerWeight:
         self.clip_gradient = attrs.clip_gradient
 
 
+def _group_shapes(name: str, shapes: list, num_weights: int, step: int) -> list:
+    """Shape inference of an aggregated update: the ``step`` inputs of each weight
+    (weight, gradient, states) share one shape, filled in ``shapes``; returns the output
+    (weight) shapes."""
+    outs = []
+    for i in range(num_weights):
+        group = shapes[i * step:(i + 1) * step]
+        known = next((s for s in group if s is not None), None)
+        for j in range(step):
+            if group[j] is not None and known is not None and tuple(group[j]) != tuple(known):
+                fail(name, f"weight {i}: weight, gradient and states differ in shape", *group)
+            shapes[i * step + j] = known
+        outs.append(known)
+    return outs
+
+
 def _multi(name, per_weight, momentum: bool, mixed: bool, preloaded: bool = False):
     """An aggregated update.  ``preloaded`` ops take ``lrs`` and ``wds`` as two trailing
     array inputs (LARS computes them on the device) instead of attributes."""
@@ -86,16 +102,7 @@ def _multi(name, per_weight, momentum: bool, mixed: bool, preloaded: bool = Fals
 
     def infer_shape(attrs, shapes):
         check(attrs, len(shapes))
-        outs = []
-        for i in range(attrs.num_weights):
-            group = shapes[i * step:(i + 1) * step]
-            known = next((s for s in group if s is not None), None)
-            for j in range(step):
-                if group[j] is not None and known is not None and tuple(group[j]) != tuple(known):
-                    fail(name, f"weight {i}: weight, gradient and states differ in shape",
-                         *group)
-                shapes[i * step + j] = known
-            outs.append(known)
+        outs = _group_shapes(name, shapes, attrs.num_weights, step)
         if preloaded:
             shapes[-2] = shapes[-1] = (attrs.num_weights,)
         return shapes, outs
@@ -395,16 +402,7 @@ def _multi_adamw_op(name: str, mixed: bool):
 
     def infer_shape(attrs, shapes):
         check(attrs, len(shapes))
-        outs = []
-        for i in range(attrs.num_weights):
-            group = shapes[i * step:(i + 1) * step]
-            known = next((s for s in group if s is not None), None)
-            for j in range(step):
-                if group[j] is not None and known is not None and tuple(group[j]) != tuple(known):
-                    fail(name, f"weight {i}: weight, gradient and states differ in shape",
-                         *group)
-                shapes[i * step + j] = known
-            outs.append(known)
+        outs = _group_shapes(name, shapes, attrs.num_weights, step)
         shapes[-1] = (1,)
         return shapes, outs
 
