@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+from . import _gpu_window
 from ._window import kernel_offsets, matmul_scratch, scratch, spatial_slice
 
 # Columns must have at least this many rows per filter for the transposes of the
@@ -65,8 +66,12 @@ def to_batch_last(xp, x, pad, role: str = "bl"):
 def im2col_batch_last(xp, xt, out_sizes, kernel, stride, dilate, role: str = "col"):
     """Columns ``(C, *kernel, *out, N)`` of the padded batch-last ``(C, *S, N)`` input.
 
-    One copy per kernel offset, into a scratch buffer for ``role``.
+    One copy per kernel offset, into a scratch buffer for ``role``; on CuPy (float
+    dtypes) one generated kernel (``_gpu_window``), a fresh array.
     """
+    if _gpu_window.usable(xp, xt.dtype):
+        return _gpu_window.im2col(xp, xt, out_sizes, kernel, stride, dilate,
+                                  (0,) * len(kernel), batch_last=True)
     c, n = xt.shape[0], xt.shape[-1]
     col = scratch(xp, (c,) + tuple(kernel) + tuple(out_sizes) + (n,), xt.dtype, role)
     for off in kernel_offsets(kernel):
@@ -78,9 +83,13 @@ def im2col_batch_last(xp, xt, out_sizes, kernel, stride, dilate, role: str = "co
 def col2im_batch_last(xp, dcol, padded, out_sizes, kernel, stride, dilate):
     """Scatter-add columns ``(C, *kernel, *out, N)`` into a zero ``(C, *padded, N)``.
 
-    One add per kernel offset; the result is a scratch buffer.
+    One add per kernel offset; the result is a scratch buffer.  On CuPy (float
+    dtypes) one generated kernel in gather form (``_gpu_window``), a fresh array.
     """
     c, n = dcol.shape[0], dcol.shape[-1]
+    if _gpu_window.usable(xp, dcol.dtype):
+        return _gpu_window.col2im(xp, dcol, n, out_sizes, kernel, stride, dilate,
+                                  (0,) * len(kernel), padded, batch_last=True)
     dx = scratch(xp, (c,) + tuple(padded) + (n,), dcol.dtype, "col2im", zero=True)
     for off in kernel_offsets(kernel):
         start = tuple(o * d for o, d in zip(off, dilate))

@@ -9,7 +9,9 @@ rule on slices mutates the slices of the states.  Measured on the 62 arrays of
 ResNet-18 (2 shared cores, noisy): SGD with momentum 25-28 -> 16-21 ms, Adam 43-51 ->
 30-33 ms (PyTorch's foreach step: 13 and 17-22 ms).
 
-On CuPy, non-contiguous arrays or small arrays the rule runs on the whole arrays.
+On CuPy the common rules (SGD, SGD with momentum, Adam) are one fused kernel each
+(``_gpu_update``); other rules, non-contiguous arrays or small arrays run the rule on
+the whole arrays.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+
+from . import _gpu_update
 
 # elements per block (1 MB of float32 per array): smaller blocks fit the cache
 # better but pay NumPy's per-call overhead and the GIL more often; on 2 cores
@@ -45,6 +49,10 @@ def run_rule(xp, rule, attrs, inputs, out):
     """``rule(xp, attrs, weight, grad, *states)`` over ``inputs``, the result written
     into ``out`` (an array like the weight, which may be the weight itself) or, when
     ``out`` is None, returned as a new array."""
+    if xp is not np:
+        fused = _gpu_update.fused_rule(xp, rule, inputs)
+        if fused is not None and (out is None or out.shape == inputs[0].shape):
+            return fused(xp, attrs, inputs, out)   # one launch (``_gpu_update``)
     if out is None:
         out = np.empty(inputs[0].shape, inputs[0].dtype) if xp is np else None
     if out is None or not _blockable(xp, list(inputs) + [out]):

@@ -12,7 +12,9 @@ Column layouts (``C`` channels, ``K = prod(kernel)``, ``P = prod(out)``):
 * batch-last ``(C, *kernel, *out, N)``: see ``_batch_last``.
 
 Measured on LeNet shapes (2 CPU cores): building columns with one strided copy
-per kernel offset beat a single copy of a 6-D ``as_strided`` window view.
+per kernel offset beat a single copy of a 6-D ``as_strided`` window view.  On
+CuPy (float dtypes) ``im2col`` and ``col2im`` are instead one generated kernel
+each (``_gpu_window``): a launch per kernel offset costs ~10 us of host time there.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import threading
 
 import numpy as np
 
+from . import _gpu_window
 from .common import fail
 from .rnn_blas import SMALL_GEMM, one_blas_thread
 
@@ -140,7 +143,8 @@ def small_matmul(xp, a, b, out):
         return xp.matmul(a, b, out=out)
 
 
-def im2col(xp, xpad, out_sizes, kernel, stride, dilate, role: str | None = "col"):
+def im2col(xp, xpad, out_sizes, kernel, stride, dilate, role: str | None = "col",
+           pad=None):
     """Columns ``(C, *kernel, N, *out)`` (contiguous) of the padded ``(N, C, *S)`` input.
 
     Row ``(c, k)`` holds, for every batch item and output position, the input
@@ -148,7 +152,18 @@ def im2col(xp, xpad, out_sizes, kernel, stride, dilate, role: str | None = "col"
     ``(C * prod(kernel), N * prod(out))`` it is the right operand of one GEMM.
     Built by one strided copy per kernel offset, into a scratch buffer (valid
     until the next ``im2col`` with the same ``role``; a fresh array for ``None``).
+
+    With ``pad`` (per axis, both sides) ``xpad`` is the unpadded input and the
+    windows read zeros outside it.  On CuPy (float dtypes) the columns are one
+    generated kernel (``_gpu_window``) that reads the input in place, padding
+    included, and always give a fresh array.
     """
+    nd = len(kernel)
+    if _gpu_window.usable(xp, xpad.dtype):
+        return _gpu_window.im2col(xp, xpad, out_sizes, kernel, stride, dilate,
+                                  (0,) * nd if pad is None else pad)
+    if pad is not None:
+        xpad = pad_spatial(xp, xpad, pad, pad)
     n, c = xpad.shape[:2]
     col = scratch(xp, (c,) + tuple(kernel) + (n,) + tuple(out_sizes), xpad.dtype, role)
     xt = xpad.swapaxes(0, 1)
@@ -158,16 +173,29 @@ def im2col(xp, xpad, out_sizes, kernel, stride, dilate, role: str | None = "col"
     return col
 
 
-def col2im(xp, dcol, padded_cn, out_sizes, kernel, stride, dilate):
+def col2im(xp, dcol, padded_cn, out_sizes, kernel, stride, dilate, crop=None):
     """Scatter-add columns ``(C, *kernel, N, *out)`` into a zero ``(C, N, *padded)`` array.
 
     One strided add per kernel offset (``prod(kernel)`` whole-batch operations),
     never a loop over pixels or batch items.  The result is a scratch buffer.
+    ``crop``: ``(lo, sizes)`` returns only the block ``[lo, lo + sizes)`` of the
+    spatial axes (a view on NumPy).
+
+    On CuPy (float dtypes) it is one generated kernel in gather form
+    (``_gpu_window.col2im``: each element sums the entries that read it, computing
+    only the cropped block), a fresh array.
     """
+    c, n = padded_cn[:2]
+    padded = tuple(padded_cn[2:])
+    if _gpu_window.usable(xp, dcol.dtype):
+        lo, region = ((0,) * len(padded), padded) if crop is None else crop
+        return _gpu_window.col2im(xp, dcol, n, out_sizes, kernel, stride, dilate, lo, region)
     dx = scratch(xp, padded_cn, dcol.dtype, "col2im", zero=True)
     for off in kernel_offsets(kernel):
         start = tuple(o * d for o, d in zip(off, dilate))
         dx[spatial_slice(start, out_sizes, stride)] += dcol[(slice(None),) + off]
+    if crop is not None:
+        return crop_spatial(dx, crop[0], crop[1])
     return dx
 
 

@@ -14,6 +14,9 @@ MXNet (CPU) semantics reproduced here:
   ``use_global_stats`` it is the plain affine gradient, otherwise the batch
   formula is applied with the saved statistics (in predict mode those are the
   moving ones, as MXNet's CPU backward does).
+
+On a GPU with cuDNN, channel axis 1 runs on cuDNN's spatial batch
+normalization (``_cudnn_bn``) with these semantics kept.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, merge_shapes, norm_axis, put
 from .registry import OpDef, register
+from . import _cudnn_bn, _gpu_update
 from ._window import scratch
 
 _OP = "BatchNorm"
@@ -123,6 +127,8 @@ def _forward(oc, attrs, inputs, out):
     xp = oc.xp
     x, gamma, beta, moving_mean, moving_var = inputs
     c, _, _ = _layout(x.ndim, attrs.axis)
+    if _cudnn_bn.eligible(xp, attrs, x, inputs[1:], c):
+        return _cudnn_bn.forward(xp, attrs, oc.is_train, inputs, out)
     cdt = _compute_dtype(x.dtype)
     # NumPy only: the GPU keeps its (x - mean) * scale + beta numerics
     if (xp is np and x.dtype == cdt and (attrs.use_global_stats or not oc.is_train)
@@ -156,6 +162,11 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     x, gamma, beta, moving_mean, moving_var = inputs
     mean, inv_std = outputs[1], outputs[2]
     c, _, _ = _layout(x.ndim, attrs.axis)
+    if not attrs.use_global_stats and _cudnn_bn.eligible(xp, attrs, x, inputs[1:], c):
+        dx, dgamma, dbeta = _cudnn_bn.backward(xp, attrs, inputs, outputs, out_grads[0])
+        if oc.is_train:
+            _update_moving(xp, attrs, moving_mean, moving_var, outputs[1], outputs[2])
+        return [dx, dgamma, dbeta, None, None]
     cdt = _compute_dtype(x.dtype)
     x3 = _as3d(x.astype(cdt, copy=False), c)
     dy3 = _as3d(out_grads[0].astype(cdt, copy=False), c)
@@ -180,16 +191,19 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
         xp.multiply(dy3, scale[:, None], out=tmp)
         xp.add(dx3, tmp, out=dx3)
         if oc.is_train:
-            _update_moving(attrs, moving_mean, moving_var, outputs[1], outputs[2])
+            _update_moving(xp, attrs, moving_mean, moving_var, outputs[1], outputs[2])
     if attrs.fix_gamma:
         dgamma = xp.zeros_like(dgamma)
     return [dx.astype(x.dtype, copy=False), dgamma.astype(gamma.dtype, copy=False),
             dbeta.astype(beta.dtype, copy=False), None, None]
 
 
-def _update_moving(attrs, moving_mean, moving_var, mean, inv_std) -> None:
+def _update_moving(xp, attrs, moving_mean, moving_var, mean, inv_std) -> None:
     """MXNet updates the running statistics in place during backward."""
     momentum = _f32(attrs.momentum)
+    if _gpu_update.bn_moving_update(xp, momentum, attrs.eps, moving_mean, moving_var, mean,
+                                    inv_std):
+        return  # one launch on the GPU
     var = 1.0 / (inv_std.astype(np.float64) ** 2) - attrs.eps
     moving_mean[...] = moving_mean * momentum + mean * (1.0 - momentum)
     moving_var[...] = moving_var * momentum + var.astype(moving_var.dtype) * (1.0 - momentum)

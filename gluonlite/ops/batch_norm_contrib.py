@@ -165,7 +165,7 @@ def _sync_backward(oc, attrs, inputs, outputs, out_grads):
     g = 1.0 if attrs.fix_gamma else gamma.astype(cdt)
     scale = (g * inv_std.astype(cdt)).reshape(bshape)
     dx = scale * (dy - (dbeta / m).reshape(bshape) - xhat * (dgamma / m).reshape(bshape))
-    _update_moving(bn, moving_mean, moving_var, mean, inv_std)
+    _update_moving(xp, bn, moving_mean, moving_var, mean, inv_std)
     # each device's parameter gradient is its own share, as with data parallelism
     if attrs.fix_gamma:
         local_dgamma = xp.zeros_like(local_dgamma)

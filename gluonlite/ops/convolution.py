@@ -54,13 +54,14 @@ from .attrs import Attr
 from .common import fail, merge_shapes
 from .registry import OpDef, register
 from .channel_last import support_channel_last
+from . import _cudnn_conv
 from ._chunked import chunked_backward, chunked_forward, use_batch_first, use_chunked
 from ._conv_rows import rows_backward, rows_forward, use_rows
 from ._depthwise import depthwise_backward, depthwise_forward, use_depthwise
 from ._batch_last import (conv_data_grad_batch_last, from_batch_last, head_grad_batch_last,
                           im2col_batch_last, inner_slice, to_batch_last, use_batch_last)
-from ._window import (col2im, conv_out_size, crop_spatial, im2col, matmul_scratch, pad_spatial,
-                      spatial_tuple, to_channel_major)
+from ._window import (col2im, conv_out_size, im2col, matmul_scratch, spatial_tuple,
+                      to_channel_major)
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 
@@ -125,8 +126,7 @@ def _columns(xp, x, groups, geo, osz, batch_last: bool, role: str | None = "col"
         xt = to_batch_last(xp, x, geo.pad)
         col = im2col_batch_last(xp, xt, osz, geo.kernel, geo.stride, geo.dilate, role)
     else:
-        xpad = pad_spatial(xp, x, geo.pad, geo.pad)
-        col = im2col(xp, xpad, osz, geo.kernel, geo.stride, geo.dilate, role)
+        col = im2col(xp, x, osz, geo.kernel, geo.stride, geo.dilate, role, pad=geo.pad)
     rows = x.shape[1] // groups * _prod(geo.kernel)  # explicit: -1 fails on empty arrays
     return col.reshape(groups, rows, x.shape[0] * _prod(osz))
 
@@ -181,9 +181,8 @@ def conv_backward_data(xp, dy, w, x_shape, groups: int, geo: ConvGeometry, dyt=N
     wm = w.reshape(groups, w.shape[0] // groups, -1).transpose(0, 2, 1)
     dcol = matmul_scratch(xp, wm, dyt, "dcol")                   # (g, Cg*K, N*P)
     dcol = dcol.reshape((c,) + geo.kernel + (n,) + osz)
-    dxt = col2im(xp, dcol, (c, n) + padded, osz, geo.kernel, geo.stride, geo.dilate)
-    if any(geo.pad):
-        dxt = crop_spatial(dxt, geo.pad, x_shape[2:])
+    dxt = col2im(xp, dcol, (c, n) + padded, osz, geo.kernel, geo.stride, geo.dilate,
+                 crop=(geo.pad, tuple(x_shape[2:])) if any(geo.pad) else None)
     return dxt.swapaxes(0, 1).copy()  # dxt lives in a scratch buffer
 
 
@@ -259,6 +258,10 @@ def _forward(oc, attrs, inputs, out, keep_state=False):
     bias = None if attrs.no_bias else inputs[2]
     out = None if out is None else out[0]
     osz = geo.out_sizes("Convolution", x.shape[2:])
+    plan = _cudnn_plan(xp, attrs, x, w, bias, geo, osz, (0,))
+    if plan is not None:
+        y = _cudnn_conv.conv_forward(xp, plan, x, w, bias, out)
+        return ([y], None) if keep_state else [y]
     if use_depthwise(xp, x, w, attrs.num_group, osz, bias):
         y = depthwise_forward(xp, x, w, geo, osz, bias, out)
         return ([y], None) if keep_state else [y]
@@ -289,6 +292,11 @@ def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True), st
         dy = dy.astype(x.dtype)
     g = attrs.num_group
     mask = (need[0], need[1], not attrs.no_bias and len(need) > 2 and need[2])
+    plan = _cudnn_plan(xp, attrs, x, w, None, geo, tuple(dy.shape[2:]),
+                       tuple(d for d, m in ((1, mask[0]), (2, mask[1])) if m))
+    if plan is not None:
+        grads = _cudnn_conv.conv_backward(xp, plan, x, w, dy, mask)
+        return grads if not attrs.no_bias else grads[:2]
     if use_depthwise(xp, x, w, g, dy.shape[2:], None if attrs.no_bias else inputs[2]):
         grads = depthwise_backward(xp, x, w, dy, geo, mask)
         return grads if not attrs.no_bias else grads[:2]
@@ -313,6 +321,17 @@ def _backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True), st
     if not attrs.no_bias:
         grads.append(bias_grad(xp, dyt) if need[2] else None)
     return grads
+
+
+def _cudnn_plan(xp, attrs, x, w, bias, geo, osz, directions):
+    """The cuDNN plan serving this call and ``directions``, or ``None`` (own kernels)."""
+    operands = (x, w) if bias is None else (x, w, bias)
+    if not _cudnn_conv.usable(xp, attrs, *operands):
+        return None
+    plan = _cudnn_conv.plan("Convolution", x.shape, w.shape, (x.shape[0], w.shape[0]) + osz,
+                            x.dtype, geo, attrs.num_group, attrs.workspace,
+                            tune=_cudnn_conv.autotune(attrs))
+    return plan if plan is not None and plan.supports(xp, directions) else None
 
 
 def bias_grad(xp, dyt):

@@ -17,8 +17,9 @@ from .common import fail, merge_shapes, put
 from .convolution import ConvGeometry, conv_attrs
 from .registry import OpDef, register
 from .channel_last import support_channel_last
-from ._window import (col2im, crop_spatial, from_channel_major, im2col, matmul_scratch,
-                      scratch, spatial_tuple, to_channel_major)
+from . import _cudnn_conv
+from ._window import (col2im, from_channel_major, im2col, matmul_scratch, scratch,
+                      spatial_tuple, to_channel_major)
 
 
 def _prod(t) -> int:
@@ -84,13 +85,19 @@ def _forward(oc, attrs, inputs, out):
     _check(x, w, attrs, geo.nd)
     n, c = x.shape[:2]
     g, f = attrs.num_group, attrs.num_filter
+    bias = None if attrs.no_bias else inputs[2]
+    cplan = _cudnn_plan(xp, attrs, x, w, bias, plan, (1,))
+    if cplan is not None:
+        y = _cudnn_conv.deconv_forward(xp, cplan, x, w, bias, (n, f) + plan.out,
+                                       None if out is None else out[0])
+        return [y]
     wm = w.reshape(g, c // g, -1)                              # (g, Cg, Fg*K)
     xt = to_channel_major(xp, x, g)                            # (g, Cg, N*P)
     dcol = matmul_scratch(xp, wm.transpose(0, 2, 1), xt, "dcol")  # (g, Fg*K, N*P)
     dcol = dcol.reshape((f,) + geo.kernel + (n,) + tuple(x.shape[2:]))
     buf = col2im(xp, dcol, (f, n) + plan.full, x.shape[2:], geo.kernel, geo.stride,
-                 geo.dilate)
-    y = crop_spatial(buf, plan.lo, plan.out).swapaxes(0, 1)   # (N, F, *out) view
+                 geo.dilate, crop=(plan.lo, plan.out))
+    y = buf.swapaxes(0, 1)                                     # (N, F, *out) view
     if not attrs.no_bias:
         b = inputs[2].reshape((1, f) + (1,) * geo.nd)
         return [xp.add(y, b, out=None if out is None else out[0])]
@@ -117,6 +124,11 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
         dy = dy.astype(x.dtype)
     n, c = x.shape[:2]
     g = attrs.num_group
+    mask = (True, True, not attrs.no_bias)
+    cplan = _cudnn_plan(xp, attrs, x, w, None, plan, (0, 2))
+    if cplan is not None:
+        grads = _cudnn_conv.deconv_backward(xp, cplan, x, w, dy, mask)
+        return grads if not attrs.no_bias else grads[:2]
     dyp = _padded_grad(xp, dy, plan)
     col = im2col(xp, dyp, x.shape[2:], geo.kernel, geo.stride, geo.dilate)
     npos = n * _prod(x.shape[2:])
@@ -129,6 +141,26 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     if not attrs.no_bias:
         grads.append(dy.sum(axis=(0,) + tuple(range(2, dy.ndim))))
     return grads
+
+
+def _cudnn_plan(xp, attrs, x, w, bias, plan, directions):
+    """The cuDNN plan of this call (a convolution from the output to ``x``, padded by
+    the left crop), or ``None`` where cuDNN's symmetric padding cannot express the
+    crop (e.g. an odd ``target_shape`` remainder at stride 1)."""
+    operands = (x, w) if bias is None else (x, w, bias)
+    if not _cudnn_conv.usable(xp, attrs, *operands):
+        return None
+    geo = plan.geo
+    for n, o, p, k, s, d in zip(x.shape[2:], plan.out, plan.lo, geo.kernel, geo.stride,
+                                geo.dilate):
+        span = o + 2 * p - (d * (k - 1) + 1)
+        if span < 0 or span // s + 1 != n:
+            return None
+    y_shape = (x.shape[0], attrs.num_filter) + plan.out
+    cplan = _cudnn_conv.plan("Deconvolution", y_shape, w.shape, x.shape, x.dtype, geo,
+                             attrs.num_group, attrs.workspace, pad=plan.lo,
+                             tune=_cudnn_conv.autotune(attrs))
+    return cplan if cplan is not None and cplan.supports(xp, directions) else None
 
 
 def _infer_shape(attrs, in_shapes):

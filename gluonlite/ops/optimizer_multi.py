@@ -132,15 +132,10 @@ def _multi(name, per_weight, momentum: bool, mixed: bool, preloaded: bool = Fals
                    key_var_num_args="num_weights", differentiable=False, inplace_out=True))
 
 
-def _mom_rule(xp, a, w, g, mom):
-    return sgd_mom_rule(xp, a, w, g, mom)
-
-
-def _plain_rule(xp, a, w, g):
-    # MXNet's aggregated kernel writes w + (-lr*wd*w - lr*clip(g)): same value as sgd_update
-    return sgd_rule(xp, a, w, g)
-
-
+# the per-weight rules are sgd_update's and sgd_mom_update's: MXNet's aggregated kernel
+# writes w + (-lr*wd*w - lr*clip(g)), the same value as sgd_update (and the GPU runs
+# them as the same fused kernels, ``_gpu_update``)
+_plain_rule, _mom_rule = sgd_rule, sgd_mom_rule
 _multi("multi_sgd_update", _plain_rule, momentum=False, mixed=False)
 _multi("multi_sgd_mom_update", _mom_rule, momentum=True, mixed=False)
 _multi("multi_mp_sgd_update", _plain_rule, momentum=False, mixed=True)

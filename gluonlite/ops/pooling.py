@@ -16,7 +16,9 @@ MXNet 1.9 (CPU) semantics reproduced here:
 * Lp pooling is ``(sum x**p) ** (1/p)`` without absolute values (``p=1`` is the
   plain sum, ``p=3`` the signed cube root).
 
-Every window operation loops over kernel offsets only: ``prod(kernel)``
+On a GPU, max and average pooling run on cuDNN where its windows are MXNet's
+(``_cudnn_pool``); otherwise, on CuPy (float dtypes), forward and backward are one
+generated kernel each (``_gpu_pool``).  Elsewhere every window operation loops over kernel offsets only: ``prod(kernel)``
 strided, whole-batch array operations.  Backward of non-overlapping, unpadded
 windows works at input resolution instead (the output gradient repeated over
 its windows), which avoids strided scatters: max pooling when every window has
@@ -31,6 +33,7 @@ from .attrs import Attr
 from .common import fail, put
 from .registry import OpDef, register
 from .channel_last import support_channel_last
+from . import _cudnn_pool, _gpu_pool
 from ._pool_max2 import max2_backward, max2_forward, use_max2
 from ._window import (crop_spatial, kernel_offsets, pad_spatial, scratch, spatial_slice,
                       spatial_tuple)
@@ -122,11 +125,32 @@ def _p_value(attrs):
     return p
 
 
+def _include_pad(attrs) -> bool:
+    return attrs.count_include_pad is None or bool(attrs.count_include_pad)
+
+
+def _cudnn_plan(xp, attrs, x, plan):
+    """The cuDNN pooling plan of this call, or ``None`` (see ``_cudnn_pool.eligible``)."""
+    mode = _cudnn_pool.eligible(xp, attrs, x, plan.kernel, plan.stride, plan.lo, plan.out)
+    if mode is None:
+        return None
+    return _cudnn_pool.plan(x, x.shape[:2] + plan.out, mode, plan.kernel, plan.lo, plan.stride)
+
+
 def _forward(oc, attrs, inputs, out):
     xp = oc.xp
     x = inputs[0]
     plan = _PoolPlan(attrs, x.shape)
     kind = attrs.pool_type
+    # -- GPU: cuDNN where its windows are MXNet's (``_cudnn_pool``) ----------------------
+    cplan = _cudnn_plan(xp, attrs, x, plan)
+    if cplan is not None:
+        return [_cudnn_pool.forward(xp, cplan, x, None if out is None else out[0])]
+    # -- GPU: one generated kernel (``_gpu_pool``) ------------------------------------
+    if _gpu_pool.usable(xp, x.dtype):
+        p = _p_value(attrs) if kind == "lp" else None
+        return [_gpu_pool.forward(xp, x, plan, kind, _include_pad(attrs), p,
+                                  None if out is None else out[0])]
     if kind == "max" and use_max2(xp, plan, x):
         return [max2_forward(x, plan, None if out is None else out[0])]
     fill = _lowest(x.dtype) if kind == "max" else 0
@@ -163,6 +187,13 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
         dy = dy.astype(x.dtype)
     plan = _PoolPlan(attrs, x.shape)
     kind = attrs.pool_type
+    cplan = _cudnn_plan(xp, attrs, x, plan)
+    if cplan is not None:
+        return [_cudnn_pool.backward(xp, cplan, x, y, dy)]
+    # -- GPU: one generated kernel in gather form (``_gpu_pool``) -----------------------
+    if _gpu_pool.usable(xp, x.dtype):
+        p = _p_value(attrs) if kind == "lp" else None
+        return [_gpu_pool.backward(xp, x, y, dy, plan, kind, _include_pad(attrs), p)]
     if kind == "max" and use_max2(xp, plan, x):
         return [max2_backward(x, y, dy, plan)]
     padded = x.shape[:2] + tuple(n + a + b for n, a, b in zip(x.shape[2:], plan.lo, plan.hi))
@@ -173,7 +204,9 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     # windows tiling the padded input exactly: every element is assigned below
     tiled = not lp and all((s == k or o == 1) and o * k == n for s, k, o, n in
                            zip(plan.stride, plan.kernel, plan.out, padded[2:]))
-    if kind == "max" and not overlap and not any(plan.lo) and not any(plan.hi):
+    # windows side by side (no gaps: upsampling by the kernel places them), unpadded
+    adjacent = all(s == k or o == 1 for s, k, o in zip(plan.stride, plan.kernel, plan.out))
+    if kind == "max" and adjacent and not any(plan.lo) and not any(plan.hi):
         dx = _max_grad_unique(xp, x, y, dy, plan)
         if dx is not None:
             return [dx]

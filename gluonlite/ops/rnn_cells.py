@@ -16,6 +16,7 @@ Gate layouts (rows of ``W_i2h``/``W_h2h``, MXNet 1.9's packing):
 """
 from __future__ import annotations
 
+from . import _gpu_rnn
 from .rnn_blas import one_blas_thread
 from .rnn_lstm import lstm_backward, lstm_forward
 
@@ -75,6 +76,11 @@ def layer_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False
     -------
     out : array (T, N, R), h_T, c_T (``None`` unless LSTM), cache (``None`` unless ``keep``)
     """
+    if _gpu_rnn.usable(xp):     # one fused kernel per step (see :mod:`._gpu_rnn`)
+        if mode == "lstm":
+            return _gpu_rnn.lstm_forward(xp, x, w_i, w_h, b_i, b_h, h0, c0, clip, keep,
+                                         valid, w_r)
+        return _gpu_rnn.simple_forward(xp, mode, x, w_i, w_h, b_i, b_h, h0, keep, valid)
     if mode == "lstm":
         return lstm_forward(xp, x, w_i, w_h, b_i, b_h, h0, c0, clip, keep, valid, w_r)
     t_len, n, _ = x.shape
@@ -144,6 +150,11 @@ def layer_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None, w_
     dx, dw_i, dw_h, db_i, db_h, dh0, dc0, dw_r (``dc0`` is ``None`` unless LSTM,
     ``dw_r`` unless projected)
     """
+    if _gpu_rnn.usable(xp):
+        if mode == "lstm":
+            return _gpu_rnn.lstm_backward(xp, x, w_i, w_h, cache, d_out, d_h, d_c, valid,
+                                          w_r)
+        return _gpu_rnn.simple_backward(xp, mode, x, w_i, w_h, cache, d_out, d_h, valid)
     if mode == "lstm":
         return lstm_backward(xp, x, w_i, w_h, cache, d_out, d_h, d_c, valid, w_r)
     t_len, n, _ = x.shape

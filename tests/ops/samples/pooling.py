@@ -99,7 +99,9 @@ SAMPLES = {
                ref=pool_ref, grad_ref=max_first_grad, rtol=1e-3, name="max2_ties_f16"),
         Sample([_ties(2, 2, 7, 5)], dict(kernel=(2, 2), stride=(2, 2)), ref=pool_ref,
                grad_ref=max_first_grad, name="max2_ties_odd"),
-        Sample([_ties(2, 2, 6, 4, nan=True)], dict(kernel=(2, 2), stride=(2, 2)),
+        # (cuDNN hands a NaN window's gradient to the NaN: the GPU check takes the
+        # operator's own kernels, which keep MXNet's CPU rule)
+        Sample([_ties(2, 2, 6, 4, nan=True)], dict(kernel=(2, 2), stride=(2, 2), cudnn_off=True),
                ref=pool_ref, grad_ref=max_first_grad, name="max2_nan"),
         Sample([_ties(2, 2, 4, 4, dtype=np.float64)], dict(kernel=(2, 2), stride=(2, 2)),
                ref=pool_ref, grad_ref=max_first_grad, name="max2_ties_f64"),
