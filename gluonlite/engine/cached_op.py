@@ -170,7 +170,9 @@ class CachedOp:
                 placement = tuple(_op_context(c, is_train) for c in ctxs)
         options = PlanOptions(static_alloc=self.static_alloc, debug=self._debug,
                               monitor=monitor, monitor_all=self._monitor_all,
-                              placement=placement)
+                              placement=placement,
+                              cuda_graph=(self.static_alloc and self.static_shape
+                                          and ctx.device_typeid == 2))
         rewrite = _fusion_pass() if ctx.device_typeid == 2 else None
         if ctx.device_typeid == 2:
             with ctx.device():

@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..base import MXNetError
+from . import cuda_graph
 from .backward_plan import BackwardPlan
 from .graph_info import OpUnit
 from .memory import make_view, plan_memory
@@ -32,11 +33,14 @@ __all__ = ["ForwardPlan", "PlanOptions"]
 class PlanOptions:
     """Plan-wide switches: ``static_alloc``, ``debug`` (poison freed buffers), ``monitor``."""
 
-    __slots__ = ("static_alloc", "debug", "monitor", "monitor_all", "fusion", "placement")
+    __slots__ = ("static_alloc", "debug", "monitor", "monitor_all", "fusion", "placement",
+                 "cuda_graph")
 
     def __init__(self, static_alloc=False, debug=False, monitor=None, monitor_all=False,
-                 fusion=True, placement=None):
+                 fusion=True, placement=None, cuda_graph=False):
         self.static_alloc = static_alloc
+        # replay inference calls as CUDA graphs (static_alloc + static_shape on a GPU)
+        self.cuda_graph = cuda_graph
         self.debug = debug
         self.monitor = monitor
         self.monitor_all = monitor_all
@@ -236,6 +240,12 @@ class ForwardPlan:
             made = {s: options.placement[k].ctx for k, u in enumerate(units) for s in u.outs}
             self.head_ctxs = tuple(made.get(h) for h in info.heads)
         self.n_allocations = 0  # planned-buffer allocations so far (tests static_alloc)
+        # CUDA-graph replay (cuda_graph.py): built on the second inference call
+        self.graph = None
+        self._graph_ok = bool(options.cuda_graph) and not self._slow and \
+            cuda_graph.usable(oc.xp)
+        self._graph_prev = None
+        self._graph_drops = 0
         if self.backward_plan is not None:
             self.saved_slots = tuple(self.backward_plan.saved_slots)
 
@@ -282,6 +292,10 @@ class ForwardPlan:
         (list, list or None)
             The head arrays, and with ``keep`` the saved entries backward needs.
         """
+        if self._graph_ok and not keep and not self._busy and profiler is None:
+            heads = self._run_graph(datas)
+            if heads is not None:
+                return heads, None
         slots = self._blank[:]
         slots[:self.n_inputs] = datas
         busy = self._busy
@@ -325,10 +339,33 @@ class ForwardPlan:
             return heads, [slots[s] for s in self.saved_slots]
         return heads, None
 
+    def _run_graph(self, datas):
+        """Heads from the CUDA-graph replay, or ``None`` to run step by step (the
+        first call, a failed capture, a rebound parameter)."""
+        replay = self.graph
+        if replay is not None:
+            heads = replay.run(datas)
+            if heads is None:               # a parameter was rebound: capture again later
+                self.graph = None
+                self._graph_drops += 1
+                self._graph_ok = self._graph_drops < cuda_graph.MAX_REBUILDS
+            return heads
+        previous, self._graph_prev = self._graph_prev, list(datas)
+        if previous is None or self._static is None:
+            return None
+        self._graph_prev = None
+        try:
+            self.graph = cuda_graph.GraphReplay.build(self, list(datas), previous)
+        except Exception:   # noqa: BLE001 - capture is an optimisation: run normally
+            self.graph = None
+        if self.graph is None:
+            self._graph_ok = False
+            return None
+        return self.graph.run(datas)
+
     def _run_slow(self, slots, flats, step_outs):
         """Debug (poison freed buffers) and monitor run."""
         oc = self.oc
-        xp = oc.xp
         opts = self.options
         mon = opts.monitor
         release = self.memory.release_after

@@ -305,5 +305,5 @@ CUSTOM = register(CustomOpDef(
     attrs={"op_type": Attr("str")},
     inputs=_input_names, num_outputs=_num_outputs, output_names=_output_names,
     infer_shape=_infer_shape, infer_type=_infer_type,
-    open_attrs=True, saved_state=True, doc=_DOC))
+    open_attrs=True, saved_state=True, capturable=False, doc=_DOC))
 CUSTOM.aux_names = _AUX_MARKER

@@ -213,6 +213,12 @@ class OpDef:
         state: a retained graph hands the same object to a second backward.  The state
         may refer to the call's inputs or outputs only where ``backward_uses`` keeps
         them (the CachedOp reuses the memory of entries that backward does not read).
+    capturable : bool
+        A CUDA graph captured from one call of ``forward`` replays it faithfully: its
+        device work depends only on its inputs' contents and its attributes, and its
+        Python code has no effect of its own.  False for operators that run user Python
+        (``Custom``); random operators are never captured either (``random``).  The
+        engine also finds operators that synchronize or call cuBLAS by trying.
     open_attrs : bool
         Accept undeclared attributes and keep them as strings (``str(value)``), the
         way MXNet passes ``Custom``'s keyword arguments to the user's operator.
@@ -237,9 +243,10 @@ class OpDef:
                  second_order: bool | None = None, cuda_fn: Callable | None = None,
                  json_num_outputs: int | Callable | None = None,
                  sparse_forward: Callable | None = None, sparse_from_dense: bool = False,
-                 saved_state: bool = False):
+                 saved_state: bool = False, capturable: bool = True):
         self.name = name
         self.saved_state = saved_state
+        self.capturable = capturable
         self.sparse_forward = sparse_forward
         self.sparse_from_dense = sparse_from_dense
         self.json_num_outputs = json_num_outputs
