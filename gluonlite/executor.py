@@ -19,11 +19,13 @@ from typing import Callable
 import numpy as np
 
 from . import symbol as _symbol_package
+from .backend import array_module
 from .base import MXNetError
 from .engine.cached_op import CachedOp
 from .engine.graph_info import GraphInfo
 from .engine.plan import infer_entries
 from .ndarray.ndarray import NDArray
+from .ndarray.sparse_creation import zeros as sparse_zeros
 from .symbol.symbol import use_executor
 
 __all__ = ["Executor", "simple_bind"]
@@ -245,7 +247,15 @@ class Executor:
                 continue
             target = self._grads[j]
             g = grads[i]
-            if req == "add":
+            if target.stype != "default":
+                # a sparse gradient buffer: cast into its storage (its ``_data`` is a view)
+                if g is None:
+                    if req != "add":
+                        target._assign_raw(array_module(target._data).zeros(
+                            target.shape, target._data.dtype))
+                else:
+                    target._assign_raw(g, add=req == "add")
+            elif req == "add":
                 if g is not None:
                     target._data += g
             elif g is None:
@@ -360,12 +370,41 @@ class Executor:
         return f"<Executor {self._out_names} @{self._ctx}>"
 
 
+# ``__storage_type__`` codes of a variable's attributes
+_STYPE_NAMES = {"0": "default", "1": "row_sparse", "2": "csr"}
+
+
+def _storage_types(symbol, arg_names, stype_dict) -> tuple:
+    """Storage types of the arguments (declared by ``Variable(stype=...)`` or
+    ``stype_dict``) and of their gradients (MXNet's backward inference through the
+    operators' ``grad_stypes``: row_sparse where every consumer says so)."""
+    attrs = symbol.attr_dict()
+    stypes = {n: _STYPE_NAMES.get(attrs.get(n, {}).get("__storage_type__"), "default")
+              for n in arg_names}
+    stypes.update(stype_dict or {})
+    info = GraphInfo(symbol._heads)
+    names, n_in = info.input_names, info.n_inputs
+    votes: dict = {}
+    for u in info.units:
+        rule = getattr(u.op, "grad_stypes", None)
+        in_stypes = [stypes.get(names[s], "default") if s < n_in else "default"
+                     for s in u.ins]
+        decided = rule(u.attrs, in_stypes) if rule is not None else None
+        for k, s in enumerate(u.ins):
+            if s < n_in:
+                votes.setdefault(names[s], set()).add(decided[k] if decided else "default")
+    grads = {n: v.pop() if len(v) == 1 else "default" for n, v in votes.items()}
+    return stypes, grads
+
+
 def simple_bind(symbol, ctx, grad_req="write", type_dict=None, shared_exec=None,
-                shapes: dict | None = None) -> Executor:
+                shapes: dict | None = None, stype_dict: dict | None = None) -> Executor:
     """Infer every shape and dtype from ``shapes``/``type_dict`` and bind zero arrays.
 
-    With ``shared_exec``, arrays of arguments not named in ``shapes`` (parameters) and
-    auxiliary states are shared when name, shape and dtype match.
+    Arguments get their declared storage types, gradients the ones the operators
+    infer (``Embedding(sparse_grad=True)``: row_sparse).  With ``shared_exec``, arrays
+    of arguments not named in ``shapes`` (parameters) and auxiliary states are shared
+    when name, shape and dtype match.
     """
     shapes = dict(shapes or {})
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
@@ -386,18 +425,25 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, shared_exec=None,
     shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
     shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
 
-    def make(shape, dt, shared=None):
+    arg_stypes, grad_stypes = _storage_types(symbol, arg_names, stype_dict)
+
+    def make(shape, dt, shared=None, stype="default"):
         dt = np.dtype(dt or np.float32)
-        if shared is not None and shared.shape == tuple(shape) and shared._data.dtype == dt:
+        if shared is not None and shared.shape == tuple(shape) and shared._data.dtype == dt \
+                and shared.stype == stype:
             return shared
+        if stype != "default":
+            return sparse_zeros(stype, tuple(shape), ctx=ctx, dtype=dt)
         return NDArray(xp.zeros(tuple(shape), dtype=dt), ctx)
 
     args, grads = [], []
     for name, shape, dt, req in zip(arg_names, arg_shapes, arg_types, reqs):
         share = name not in shapes
-        args.append(make(shape, dt, shared_args.get(name) if share else None))
+        args.append(make(shape, dt, shared_args.get(name) if share else None,
+                         arg_stypes.get(name, "default")))
         grads.append(None if req == "null" else
-                     make(shape, dt, shared_grads.get(name) if share else None))
+                     make(shape, dt, shared_grads.get(name) if share else None,
+                          grad_stypes.get(name, "default")))
     aux = [make(shape, dt, shared_aux.get(name))
            for name, shape, dt in zip(aux_names, aux_shapes, aux_types)]
     return Executor(symbol, ctx, args, grads, reqs, aux, shared_exec)

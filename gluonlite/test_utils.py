@@ -591,13 +591,20 @@ def collapse_sum_like(a, shape):
 
 
 def assign_each(the_input, function):
-    """``function`` applied to each element (a new array of the same shape)."""
-    return np.vectorize(function)(np.asarray(_np(the_input)))
+    """``function`` applied to each element: a new float64 array of the same shape
+    (a copy of the input when ``function`` is None), as MXNet's helper returns."""
+    if function is None:
+        return np.array(_np(the_input))
+    return np.vectorize(function, otypes=[np.float64])(np.asarray(_np(the_input)))
 
 
 def assign_each2(input1, input2, function):
-    """``function(x, y)`` applied to each pair of elements."""
-    return np.vectorize(function)(np.asarray(_np(input1)), np.asarray(_np(input2)))
+    """``function(x, y)`` applied to each pair of elements (float64; a copy of
+    ``input1`` when ``function`` is None)."""
+    if function is None:
+        return np.array(_np(input1))
+    return np.vectorize(function, otypes=[np.float64])(np.asarray(_np(input1)),
+                                                       np.asarray(_np(input2)))
 
 
 from ._gradcheck import (numeric_grad, check_numeric_gradient,  # noqa: E402,F401

@@ -135,6 +135,11 @@ def test_same_and_friends():
     np.testing.assert_array_equal(tu.assign_each(np.array([1, 2]), lambda v: v * 3), [3, 6])
     np.testing.assert_array_equal(tu.assign_each2(np.array([1, 2]), np.array([3, 4]),
                                                   lambda u, v: u + v), [4, 6])
+    # MXNet's helpers: float64 results, and a copy of the input for function=None
+    assert tu.assign_each(np.array([1, 2]), lambda v: v // 2).dtype == np.float64
+    same = tu.assign_each(np.array([1.5, 2.5], np.float32), None)
+    assert same.dtype == np.float32 and same.tolist() == [1.5, 2.5]
+    assert tu.assign_each2(np.array([1, 2]), np.array([3, 4]), None).tolist() == [1, 2]
     np.testing.assert_array_equal(tu.collapse_sum_like(np.ones((2, 3, 4)), (3, 1)),
                                   np.full((3, 1), 8.0))
 

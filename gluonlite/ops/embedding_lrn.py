@@ -4,7 +4,8 @@
 indices in ``data``; like MXNet 1.9 the indices are truncated toward zero and
 clipped into ``[0, input_dim - 1]``; the output dtype is the weight's.  The
 weight gradient accumulates the head gradient rows with ``add.at``; ``data``
-gets a zero gradient.  ``sparse_grad`` is accepted (gradients stay dense).
+gets a zero gradient.  With ``sparse_grad=True`` the weight gradient is row_sparse
+(imperatively, and in buffers ``simple_bind`` allocates: ``grad_stypes``).
 
 ``LRN`` computes ``out = x / (knorm + alpha / nsize * S) ** beta`` where ``S``
 sums ``x**2`` over the channels within ``(nsize - 1) // 2`` of each channel
@@ -72,6 +73,7 @@ register(OpDef(
            "dtype": Attr("dtype", np.dtype(np.float32)), "sparse_grad": Attr("bool", False)},
     inputs=("data", "weight"), infer_shape=_emb_infer_shape, infer_type=_emb_infer_type,
     backward_uses=("inputs",),
+    grad_stypes=lambda attrs, stypes: ("default", "row_sparse") if attrs.sparse_grad else None,
     doc="Maps integer indices to rows of a weight matrix (MXNet ``Embedding``)."))
 
 

@@ -94,8 +94,17 @@ _DOT_ATTRS = {
     "forward_stype": Attr("str", None, optional=True),
 }
 
+def _dot_grad_stypes(attrs, stypes):
+    """``dot(csr, dense)``: the dense operand's gradient ``dot(csr.T, head)`` is
+    row_sparse in MXNet (not with ``transpose_a``)."""
+    if stypes[0] == "csr" and not attrs.transpose_a:
+        return ("default", "row_sparse")
+    return None
+
+
 register(OpDef("dot", _dot_forward, backward=_dot_backward, attrs=dict(_DOT_ATTRS),
                inputs=("lhs", "rhs"), infer_shape=_dot_infer, backward_uses=("inputs",),
+               grad_stypes=_dot_grad_stypes,
                doc="Dot product of two arrays (MXNet ``dot``)."))
 
 

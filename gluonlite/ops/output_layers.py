@@ -20,7 +20,9 @@ one-hot label (smoothed by ``smooth_alpha``: ``1 - alpha`` on the label,
 ``n * s`` for ``batch`` and the number of labels different from ``ignore_label``
 for ``valid`` (counted even without ``use_ignore``, as MXNet does).  With
 ``out_grad=True`` MXNet 1.9 multiplies by its own output instead of the head
-gradient; that is reproduced.
+gradient; that is reproduced.  A label of the data's own shape (without
+``multi_output``) holds probabilities: the gradient is ``(softmax - label) *
+grad_scale``, with no normalization, ignoring or smoothing, as in MXNet.
 """
 from __future__ import annotations
 
@@ -77,6 +79,12 @@ def _so_backward(oc, attrs, inputs, outputs, out_grads):
     n, c, s = _so_view(attrs, x.shape)
     cdt = _cdt(x.dtype)
     p = y.astype(cdt, copy=False).reshape(n, c, s)
+    if _soft_labels(attrs, x.shape, label.shape):
+        # probabilities as labels: MXNet's gradient is (p - label) * grad_scale, without
+        # normalization, ignore_label or smoothing
+        grad = (p - label.astype(cdt, copy=False).reshape(n, c, s)) * \
+            _scale(attrs.grad_scale, 1)
+        return [grad.reshape(x.shape).astype(x.dtype, copy=False), xp.zeros_like(label)]
     lab = _so_labels(attrs, label, n, s).astype(cdt, copy=False)          # (n, s)
     classes = xp.arange(c, dtype=cdt).reshape(1, c, 1)
     onehot = (classes == lab[:, None, :]).astype(cdt)
@@ -102,6 +110,13 @@ def _so_backward(oc, attrs, inputs, outputs, out_grads):
     return [grad.reshape(x.shape).astype(x.dtype, copy=False), xp.zeros_like(label)]
 
 
+def _soft_labels(attrs, data, label) -> bool:
+    """A label of the data's own shape holds probabilities (MXNet accepts it without
+    ``multi_output``)."""
+    return not attrs.multi_output and label is not None and data is not None and \
+        len(data) > 1 and tuple(label) == tuple(data)
+
+
 def _so_label_shape(attrs, data):
     if attrs.multi_output:
         rest = int(np.prod(data[2:], dtype=np.int64)) if len(data) > 2 else 1
@@ -120,6 +135,8 @@ def _so_infer_shape(attrs, in_shapes):
         label = expect
     elif attrs.multi_output and tuple(label) == (data[0],) + tuple(data[2:]):
         pass  # (N, d1, d2, ...) labels are accepted as well as (N, d1 * d2 * ...)
+    elif _soft_labels(attrs, data, label):
+        pass  # probabilities of every class
     else:
         label = merge_shapes("SoftmaxOutput", "label", expect, label)
     return [data, label], [data]

@@ -213,6 +213,12 @@ class OpDef:
         state: a retained graph hands the same object to a second backward.  The state
         may refer to the call's inputs or outputs only where ``backward_uses`` keeps
         them (the CachedOp reuses the memory of entries that backward does not read).
+    grad_stypes : callable, optional
+        MXNet's backward storage-type inference: ``f(attrs, in_stypes)`` gives the
+        storage type of each input's gradient (``'default'``, ``'row_sparse'``) from the
+        attributes and the inputs' storage types, or ``None`` for all dense.
+        ``simple_bind`` allocates gradient buffers accordingly (``Embedding`` with
+        ``sparse_grad=True``: a row_sparse weight gradient).
     capturable : bool
         A CUDA graph captured from one call of ``forward`` replays it faithfully: its
         device work depends only on its inputs' contents and its attributes, and its
@@ -243,10 +249,12 @@ class OpDef:
                  second_order: bool | None = None, cuda_fn: Callable | None = None,
                  json_num_outputs: int | Callable | None = None,
                  sparse_forward: Callable | None = None, sparse_from_dense: bool = False,
-                 saved_state: bool = False, capturable: bool = True):
+                 saved_state: bool = False, capturable: bool = True,
+                 grad_stypes: Callable | None = None):
         self.name = name
         self.saved_state = saved_state
         self.capturable = capturable
+        self.grad_stypes = grad_stypes
         self.sparse_forward = sparse_forward
         self.sparse_from_dense = sparse_from_dense
         self.json_num_outputs = json_num_outputs

@@ -199,7 +199,7 @@ register(OpDef(
     attrs={"input_dim": Attr("int"), "output_dim": Attr("int"),
            "dtype": Attr("dtype", np.dtype(np.float32)), "deterministic": Attr("bool", False)},
     inputs=("data", "weight"), infer_shape=_emb_infer_shape, infer_type=_emb_infer_type,
-    backward_uses=("inputs",),
+    backward_uses=("inputs",), grad_stypes=lambda attrs, stypes: ("default", "row_sparse"),
     doc="``Embedding`` for a row_sparse weight (MXNet's ``contrib.SparseEmbedding``); "
         "its gradient is written into a row_sparse buffer where the weight has one."))
 

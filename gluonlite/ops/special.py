@@ -278,9 +278,11 @@ def _factorial_table():
 
 
 def digamma(xp, x):
-    """Digamma ``psi(x) = d/dx log Gamma(x)``; NaN at 0 and the negative integers."""
+    """Digamma ``psi(x) = d/dx log Gamma(x)``; ``+inf`` at 0 and the negative integers
+    (the poles), as MXNet 1.9 gives (the gradient of ``gammaln`` there is ``inf``)."""
     if not _is_numpy(xp):
-        return _cupy_special().digamma(x)
+        res = _cupy_special().digamma(x)
+        return xp.where((x <= 0) & (x == xp.round(x)), xp.asarray(np.inf, res.dtype), res)
     z, dt = _prep(x)
     refl = z < 0.5
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -296,5 +298,5 @@ def digamma(xp, x):
         psi = np.log(w) - 0.5 / w - series + acc
         r = np.fmod(z, 1.0)
         res = np.where(refl, psi - np.pi * np.cos(np.pi * r) / np.sin(np.pi * r), psi)
-        res = np.where(refl & (z == np.round(z)), np.nan, res)
+        res = np.where(refl & (z == np.round(z)), np.inf, res)
     return dt(res)

@@ -96,10 +96,35 @@ _so = [
     (dict(), _x(2, 3, 2), np.array([[1, 0, 4], [2, 0, 1.]])),
 ]
 
+def _probs(*shape):
+    p = np.abs(_rng.standard_normal(shape)) + 0.1
+    return p / p.sum(-1, keepdims=True)
+
+
+def _so_soft_grad_ref(x, label, grad_scale=1.0, preserve_shape=False, **_):
+    """Probability labels (the data's shape): (softmax - label) * grad_scale, no
+    normalization (MXNet 1.9.1, checked: normalization, ignore_label and smoothing
+    change nothing)."""
+    v = _view(x, False, preserve_shape)
+    grad = (_softmax(v, 1) - label.reshape(v.shape)) * _f32(grad_scale)
+    return [grad.reshape(x.shape), np.zeros_like(label)]
+
+
+_so_soft = [
+    (dict(normalization="batch", grad_scale=2.0, use_ignore=True, ignore_label=0),
+     _x(3, 4), _probs(3, 4)),
+    (dict(preserve_shape=True, smooth_alpha=0.2), _x(2, 3, 4), _probs(2, 3, 4)),
+    (dict(), _x(2, 3, 4), _probs(2, 3, 4) / 3),   # the (N, 12) view: 12 probabilities
+    (dict(), _x(3, 1), np.ones((3, 1))),          # one class: a zero gradient
+]
+
 SAMPLES = {
     "SoftmaxOutput": [Sample([x, lab], attrs, ref=_so_ref, grad_ref=_so_grad_ref,
                              infer_from=[0])
-                      for attrs, x, lab in _so],
+                      for attrs, x, lab in _so] +
+                     [Sample([x, lab], attrs, ref=_so_ref, grad_ref=_so_soft_grad_ref,
+                             name="soft_labels")
+                      for attrs, x, lab in _so_soft],
     "LinearRegressionOutput": [
         Sample([_x(3, 4), _x(3, 4)], ref=lambda x, l, **_: x, grad_ref=_reg_grad("linear")),
         Sample([_x(4, 1), _x(4)], dict(grad_scale=3.0), ref=lambda x, l, **_: x,
