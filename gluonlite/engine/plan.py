@@ -49,54 +49,24 @@ class PlanOptions:
         self.placement = placement
 
 
-def _known(shape) -> bool:
-    return shape is not None and all(int(d) > 0 for d in shape)
-
-
 def infer_entries(info, in_shapes, in_dtypes):
-    """Shapes and dtypes of every slot (``None`` where inference cannot tell)."""
+    """Shapes and dtypes of every slot (``None`` where inference cannot tell), from the
+    graphs layer's one inference (a single forward sweep when everything is known)."""
+    from ..symbol.inference import complete, infer_slots
+    n_in = len(in_shapes)
     shapes: list = [None] * info.n_slots
     dtypes: list = [None] * info.n_slots
-    for i, (s, d) in enumerate(zip(in_shapes, in_dtypes)):
-        shapes[i] = tuple(s)
-        dtypes[i] = np.dtype(d)
-    for u in info.units:
-        op, attrs = u.op, u.attrs
-        try:
-            _, outs = op.infer_shape(attrs, [shapes[s] for s in u.ins])
-        except MXNetError as err:
-            raise MXNetError(f"CachedOp: shape inference failed at node {u.name} "
-                             f"({op.name}): {err}") from err
-        try:
-            _, touts = op.infer_type(attrs, [dtypes[s] for s in u.ins])
-        except MXNetError as err:
-            raise MXNetError(f"CachedOp: type inference failed at node {u.name} "
-                             f"({op.name}): {err}") from err
-        for k, s in enumerate(u.outs):
-            sh = outs[k] if k < len(outs) else None
-            shapes[s] = tuple(int(d) for d in sh) if _known(sh) else None
-            dt = touts[k] if k < len(touts) else None
-            dtypes[s] = None if dt is None else np.dtype(dt)
-    if any(s is None for s in shapes):
-        _complete_from_graph(info, in_shapes, shapes)
+    shapes[:n_in] = [tuple(s) for s in in_shapes]
+    dtypes[:n_in] = [np.dtype(d) for d in in_dtypes]
+    if not infer_slots(info, shapes, dtypes, label="CachedOp"):
+        # plans want complete shapes (of Python ints: the label sees to it) or None,
+        # where the operator then allocates; the inputs are what the arrays are
+        shapes[:n_in] = [tuple(s) for s in in_shapes]
+        dtypes[:n_in] = [np.dtype(d) for d in in_dtypes]
+        for s in range(n_in, info.n_slots):
+            if not complete(shapes[s]):
+                shapes[s] = None
     return shapes, dtypes
-
-
-def _complete_from_graph(info, in_shapes, shapes) -> None:
-    """Fill shapes the forward sweep left open (``zeros(shape=(0, H))`` added to a known
-    array: MXNet's default RNN begin state) with the graph's two-way inference."""
-    from ..symbol.infer import infer_graph_shapes
-    order = list(info.variables) + [u.node for u in info.units if u.node is not None]
-    known = {id(v): tuple(s) for v, s in zip(info.variables, in_shapes)}
-    try:
-        both_ways = infer_graph_shapes(order, known)
-    except MXNetError:
-        return  # the forward sweep's own errors are the ones to report
-    for slot, (node, k) in enumerate(info.entries):
-        if shapes[slot] is None:
-            sh = both_ways.get((id(node), k))
-            if _known(sh):
-                shapes[slot] = tuple(int(d) for d in sh)
 
 
 def _with_inferred_shape(unit, shapes):
