@@ -71,3 +71,12 @@ def test_add_mode_accumulates_into_sparse_buffer():
     want[[0, 3]] = 2
     np.testing.assert_array_equal(exe.grad_dict["w"].asnumpy(), want)
     assert exe.grad_dict["w"].stype == "row_sparse"
+
+
+def test_stype_dict_overrides_declared_storage():
+    x = mx.sym.Variable("x")
+    w = mx.sym.Variable("w")
+    exe = mx.sym.sparse.dot(x, w).simple_bind(mx.cpu(), stype_dict={"x": "csr"},
+                                              x=(4, 6), w=(6, 3))
+    assert _stypes(exe.arg_arrays) == ["csr", "default"]
+    assert _stypes(exe.grad_arrays) == ["default", "row_sparse"]

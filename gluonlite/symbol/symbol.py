@@ -48,7 +48,7 @@ _EXECUTOR: list = []
 def use_executor(executor_cls, simple_bind) -> None:
     """Install what ``Symbol.bind`` (``executor_cls(symbol, ctx, args, args_grad,
     grad_req, aux_states, shared_exec)``) and ``Symbol.simple_bind`` (``simple_bind(symbol,
-    ctx, grad_req, type_dict, shared_exec, shapes)``) run."""
+    ctx, grad_req, type_dict, shared_exec, shapes, stype_dict=None)``) run."""
     _EXECUTOR[:] = [executor_cls, simple_bind]
 
 
@@ -343,7 +343,8 @@ class Symbol:
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
         """An ``Executor`` with arrays allocated from the shapes given in ``kwargs``."""
-        return _executor()[1](self, ctx, grad_req, type_dict, shared_exec, kwargs)
+        return _executor()[1](self, ctx, grad_req, type_dict, shared_exec, kwargs,
+                              stype_dict=stype_dict)
 
     def eval(self, ctx=None, **kwargs):
         """Run the graph once on the arrays in ``kwargs``; a list of output NDArrays."""
