@@ -66,9 +66,10 @@ def zoo_case(mx, name: str) -> float:
     return _time(net, x, mx)
 
 
-def run(mx, framework: str) -> dict:
+def run(mx, framework: str, dense: bool = True) -> dict:
     result = {"framework": framework}
-    result.update(dense_case(mx))
+    if dense:
+        result.update(dense_case(mx))
     for name in ("mobilenet0.25", "mobilenetv2_0.25"):
         result[f"{name}_ms"] = zoo_case(mx, name)
     return result
@@ -78,17 +79,25 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--framework", default="gluonlite", choices=["gluonlite", "mxnet"])
     parser.add_argument("--no-mxnet", action="store_true")
+    parser.add_argument("--zoo-only", action="store_true",
+                        help="skip the 60-layer Dense case (model-zoo exports only)")
+    parser.add_argument("--cpu-rewrite", choices=("on", "off"), default=None,
+                        help="gluonlite: force the CachedOp's CPU graph rewrite on or off "
+                             "(GLUONLITE_CPU_REWRITE; default: on)")
     args = parser.parse_args()
+    if args.cpu_rewrite is not None:
+        os.environ["GLUONLITE_CPU_REWRITE"] = "1" if args.cpu_rewrite == "on" else "0"
     if args.framework == "mxnet":
         import mxnet as mx
-        print(json.dumps(run(mx, "mxnet")))
+        print(json.dumps(run(mx, "mxnet", not args.zoo_only)))
         return
     sys.path.insert(0, os.path.join(HERE, ".."))
     import gluonlite as mx
-    print(json.dumps(run(mx, "gluonlite")))
+    print(json.dumps(run(mx, "gluonlite", not args.zoo_only)))
     if not args.no_mxnet and os.path.exists(MXNET_PY):
-        out = subprocess.run([MXNET_PY, __file__, "--framework", "mxnet"],
-                             capture_output=True, text=True, check=True)
+        cmd = [MXNET_PY, __file__, "--framework", "mxnet"] + (["--zoo-only"] if args.zoo_only
+                                                              else [])
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True)
         print(out.stdout.strip().splitlines()[-1])
 
 

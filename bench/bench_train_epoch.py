@@ -102,7 +102,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--framework", default="gluonlite", choices=("gluonlite", "mxnet", "torch"))
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--cpu-rewrite", choices=("on", "off"), default=None,
+                    help="gluonlite: force the CachedOp's CPU graph rewrite on or off "
+                         "(GLUONLITE_CPU_REWRITE; default: on)")
     args = ap.parse_args(argv)
+    if args.cpu_rewrite is not None:
+        os.environ["GLUONLITE_CPU_REWRITE"] = "1" if args.cpu_rewrite == "on" else "0"
     if args.framework == "torch":
         import torch
         torch.set_num_threads(os.cpu_count() or 1)

@@ -173,7 +173,7 @@ class CachedOp:
                               placement=placement,
                               cuda_graph=(self.static_alloc and self.static_shape
                                           and ctx.device_typeid == 2))
-        rewrite = _fusion_pass() if ctx.device_typeid == 2 else None
+        rewrite = _fusion_pass() if ctx.device_typeid == 2 else _cpu_pass()
         if ctx.device_typeid == 2:
             with ctx.device():
                 plan = ForwardPlan(self._info, shapes, dtypes, oc, mask, options, rewrite)
@@ -333,6 +333,13 @@ class CachedOp:
                              "run forward with is_train=True and need_grad")
         grads = [getattr(g, "_data", g) for g in out_grads]
         return state._run_backward(grads)
+
+
+def _cpu_pass():
+    """The CPU (NumPy) rewrite: folded inference BatchNorm, ReLU in place
+    (:mod:`gluonlite.engine.cpu_rewrite`; same contract as :func:`_fusion_pass`)."""
+    from .cpu_rewrite import rewrite
+    return rewrite
 
 
 def _fusion_pass():
