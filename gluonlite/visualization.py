@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import re
 
+from .base import MXNetError
+from .ops.registry import find_op
 from .symbol import Symbol
 
 __all__ = ["print_summary", "plot_network"]
-
-
-def _ints(text: str) -> list:
-    return [int(v) for v in re.findall(r"\d+", text)]
 
 
 def _shape_dict(symbol, shape: dict) -> dict:
@@ -22,23 +20,26 @@ def _shape_dict(symbol, shape: dict) -> dict:
     return dict(zip(internals.list_outputs(), out_shapes))
 
 
+def _op_and_attrs(node: dict):
+    """The registered operator of a JSON node and its parsed attributes (``None``s for a
+    variable or an operator this package does not know)."""
+    op = find_op(node["op"]) if node["op"] != "null" else None
+    if op is None:
+        return None, None
+    try:
+        return op, op.parse_attrs(dict(node.get("attrs", {})))
+    except MXNetError:
+        return None, None
+
+
 def _param_count(node: dict, pre_filter: int, shapes: dict | None) -> int:
     """Parameters of one layer as MXNet's summary counts them (from the channels of
-    its inputs, ``pre_filter``)."""
-    op, attrs = node["op"], node.get("attrs", {})
-    no_bias = attrs.get("no_bias") == "True"
-    if op == "Convolution":
-        count = pre_filter * int(attrs["num_filter"]) // int(attrs.get("num_group", "1"))
-        for k in _ints(attrs["kernel"]):
-            count *= k
-        return count if no_bias else count + int(attrs["num_filter"])
-    if op == "FullyConnected":
-        return (pre_filter + (0 if no_bias else 1)) * int(attrs["num_hidden"])
-    if op == "BatchNorm":
-        return int(shapes[node["name"] + "_output"][1]) * 2 if shapes is not None else 0
-    if op == "Embedding":
-        return int(attrs["input_dim"]) * int(attrs["output_dim"])
-    return 0
+    its inputs, ``pre_filter``): the operator's ``summary_params`` trait."""
+    op, attrs = _op_and_attrs(node)
+    if op is None or op.summary_params is None:
+        return 0
+    out_shape = shapes.get(node["name"] + "_output") if shapes is not None else None
+    return int(op.summary_params(attrs, pre_filter, out_shape))
 
 
 def print_summary(symbol, shape: dict | None = None, line_length: int = 120,
@@ -107,32 +108,20 @@ def print_summary(symbol, shape: dict | None = None, line_length: int = 120,
     print("_" * line_length)
 
 
-# fill colours by operator family (MXNet's palette)
+# fill colours (MXNet's palette): variables, then the operator families of ``plot_style``
 _COLORS = ("#8dd3c7", "#fb8072", "#ffffb3", "#bebada", "#80b1d3", "#fdb462", "#b3de69",
            "#fccde5")
+_FAMILY_COLORS = {"layer": _COLORS[1], "activation": _COLORS[2], "norm": _COLORS[3],
+                  "pooling": _COLORS[4], "shape": _COLORS[5], "output": _COLORS[6]}
 
 
-def _node_style(op: str, attrs: dict) -> tuple[str, str]:
-    """``(label, colour)`` of an operator node."""
-    if op == "Convolution":
-        kernel = "x".join(str(k) for k in _ints(attrs["kernel"]))
-        stride = "x".join(str(s) for s in _ints(attrs["stride"])) if "stride" in attrs else "1"
-        return f"Convolution\n{kernel}/{stride}, {attrs['num_filter']}", _COLORS[1]
-    if op == "FullyConnected":
-        return f"FullyConnected\n{attrs['num_hidden']}", _COLORS[1]
-    if op == "BatchNorm":
-        return op, _COLORS[3]
-    if op in ("Activation", "LeakyReLU"):
-        return f"{op}\n{attrs.get('act_type', 'leaky')}", _COLORS[2]
-    if op == "Pooling":
-        kernel = "x".join(str(k) for k in _ints(attrs.get("kernel", "")))
-        stride = "x".join(str(s) for s in _ints(attrs["stride"])) if "stride" in attrs else "1"
-        return f"Pooling\n{attrs.get('pool_type', 'max')}, {kernel}/{stride}", _COLORS[4]
-    if op in ("Concat", "Flatten", "Reshape"):
-        return op, _COLORS[5]
-    if op == "Softmax" or op.endswith("Output"):
-        return op, _COLORS[6]
-    return op, _COLORS[7]
+def _node_style(node: dict) -> tuple[str, str]:
+    """``(label, colour)`` of an operator node: its operator's ``plot_style`` trait."""
+    op, attrs = _op_and_attrs(node)
+    if op is None or op.plot_style is None:
+        return node["op"], _COLORS[7]
+    label, family = op.plot_style(node["op"], attrs)
+    return label, _FAMILY_COLORS.get(family, _COLORS[7])
 
 
 def plot_network(symbol, title: str = "plot", save_format: str = "pdf", shape=None,
@@ -176,7 +165,7 @@ def plot_network(symbol, title: str = "plot", save_format: str = "pdf", shape=No
             attrs["shape"], attrs["fillcolor"] = "oval", _COLORS[0]
             label = name
         else:
-            label, attrs["fillcolor"] = _node_style(op, node.get("attrs", {}))
+            label, attrs["fillcolor"] = _node_style(node)
         dot.node(name=name, label=label, **attrs)
     for node in nodes:
         if node["op"] == "null":

@@ -37,18 +37,12 @@ ALLOWED_NAME_LISTS = {
     # activation types and RNN modes (``relu``, ``tanh``) that happen to be op names too
     "gluon/rnn/rnn_cell.py": "activation types",
     "gluon/rnn/rnn_layer.py": "RNN modes",
-    # REMAINING: MXNet's published AMP lists (amp.list_fp16_ops() ...); could become an
-    # ``amp`` trait per operator with the lists generated from the registry
-    "contrib/amp/lists.py": "REMAINING: AMP precision per operator",
-    # REMAINING: print_summary's per-operator parameter counting, as MXNet's
-    "visualization.py": "REMAINING: parameter count per operator",
 }
 
 # Comparisons of an op-name-like value with a registered op name that are allowed
 ALLOWED_NAME_COMPARES = {
     # the Gluon layer's own ``op_name`` argument (which operator it calls)
     "gluon/nn/conv_layers.py": "layer argument",
-    "visualization.py": "REMAINING: see above",
 }
 
 _OPISH = re.compile(r"(^|[^\w])(op|op_name|opname|_op_name|_op)(\.name)?$|\.op\.name$")

@@ -27,6 +27,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, merge_shapes, put, same_shape_infer
 from .registry import OpDef, register
+from . import _visual
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_LAMBDA = 1.0507009873554804934193349852946
@@ -138,6 +139,7 @@ register(OpDef(
     attrs={"act_type": Attr("str", choices=("relu", "sigmoid", "softrelu", "softsign",
                                              "tanh"))},
     infer_shape=same_shape_infer("Activation"), backward_uses=("outputs",),
+    plot_style=_visual.activation_style,
     doc="Elementwise activation ``relu``, ``sigmoid``, ``tanh``, ``softrelu`` or "
         "``softsign`` (MXNet ``Activation``)."))
 
@@ -317,4 +319,5 @@ register(OpDef(
     infer_shape=_lrelu_infer_shape, random=True, backward_uses=("inputs", "outputs"),
     elementwise=_lrelu_elementwise, cuda_fn=_lrelu_cuda,
     input_init={"gamma": '["Constant", {"value": 0.25}]'},
+    plot_style=_visual.activation_style,
     doc="Leaky rectifiers: leaky, prelu, rrelu, elu, selu, gelu (MXNet ``LeakyReLU``)."))

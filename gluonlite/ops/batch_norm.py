@@ -25,7 +25,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, merge_shapes, norm_axis, put
 from .registry import OpDef, register
-from . import _cudnn_bn, _gpu_update
+from . import _cudnn_bn, _gpu_update, _visual
 from ._window import scratch
 
 _OP = "BatchNorm"
@@ -267,4 +267,5 @@ register(OpDef(
     input_init={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},
     # statistics and affine parameters stay float32 in a float16 network (as in MXNet)
     float32_inputs=("gamma", "beta", "moving_mean", "moving_var"),
+    summary_params=_visual.batchnorm_params, plot_style=_visual.family("norm"),
     doc="Batch normalization over every axis but ``axis`` (MXNet ``BatchNorm``)."))

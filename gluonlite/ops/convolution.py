@@ -54,7 +54,7 @@ from .attrs import Attr
 from .common import fail, merge_shapes
 from .registry import OpDef, register
 from .channel_last import support_channel_last
-from . import _cudnn_conv
+from . import _cudnn_conv, _visual
 from ._chunked import chunked_backward, chunked_forward, use_batch_first, use_chunked
 from ._conv_rows import rows_backward, rows_forward, use_rows
 from ._depthwise import depthwise_backward, depthwise_forward, use_depthwise
@@ -405,5 +405,6 @@ register(support_channel_last(OpDef(
     infer_shape=_infer_shape, infer_shape_outputs=True, aliases=("Convolution_v1",),
     backward_uses=("inputs",),
     backward_mask=True, saved_state=True,
+    summary_params=_visual.conv_params, plot_style=_visual.conv_style,
     doc="N-D convolution (MXNet ``Convolution``); channel-last layouts via "
         "``channel_last``."), moved_inputs=(0, 1)))

@@ -20,6 +20,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, merge_shapes, put
 from .registry import OpDef, register
+from . import _visual
 
 # -- Embedding ----------------------------------------------------------------------------
 _EMB = "Embedding"
@@ -74,6 +75,7 @@ register(OpDef(
     inputs=("data", "weight"), infer_shape=_emb_infer_shape, infer_type=_emb_infer_type,
     backward_uses=("inputs",),
     grad_stypes=lambda attrs, stypes: ("default", "row_sparse") if attrs.sparse_grad else None,
+    summary_params=_visual.embedding_params,
     doc="Maps integer indices to rows of a weight matrix (MXNet ``Embedding``)."))
 
 

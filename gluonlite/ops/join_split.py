@@ -9,6 +9,7 @@ from __future__ import annotations
 from .attrs import Attr
 from .common import fail, merge_shapes, norm_axis, put
 from .registry import OpDef, register
+from . import _visual
 
 
 # -- Concat ---------------------------------------------------------------------------------
@@ -62,7 +63,8 @@ register(OpDef("Concat", _concat_fwd, backward=_concat_bwd,
                attrs={"dim": Attr("int", 1), "num_args": Attr("int")},
                inputs=lambda attrs: tuple(f"arg{i}" for i in range(attrs.num_args)),
                key_var_num_args="num_args", aliases=("concat",), infer_shape=_concat_infer,
-               backward_uses=("inputs",), doc="Join the inputs along ``dim``."))
+               backward_uses=("inputs",), plot_style=_visual.family("shape"),
+               doc="Join the inputs along ``dim``."))
 
 
 # -- stack -----------------------------------------------------------------------------------

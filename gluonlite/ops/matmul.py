@@ -15,6 +15,7 @@ from __future__ import annotations
 from .attrs import Attr
 from .common import fail, merge_shapes, put
 from .registry import OpDef, register
+from . import _visual
 
 
 def _prod(t) -> int:
@@ -258,4 +259,5 @@ register(OpDef(
            "flatten": Attr("bool", True)},
     inputs=lambda attrs: ("data", "weight") if attrs.no_bias else ("data", "weight", "bias"),
     infer_shape=_fc_infer, infer_shape_outputs=True, backward_uses=("inputs",),
-    backward_mask=True, doc="Fully connected layer ``data @ weight.T + bias`` (MXNet ``FullyConnected``)."))
+    backward_mask=True, summary_params=_visual.fc_params, plot_style=_visual.fc_style,
+    doc="Fully connected layer ``data @ weight.T + bias`` (MXNet ``FullyConnected``)."))

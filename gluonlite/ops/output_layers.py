@@ -31,6 +31,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, merge_shapes, put, same_shape_infer
 from .registry import OpDef, register
+from . import _visual
 
 
 def _scale(grad_scale: float, norm: float) -> float:
@@ -164,6 +165,7 @@ register(OpDef(
     },
     inputs=("data", "label"), infer_shape=_so_infer_shape, infer_type=_label_type,
     aliases=("Softmax",), backward_uses=("inputs", "outputs"),
+    plot_style=_visual.family("output"),
     doc="Softmax with the cross-entropy gradient in backward (MXNet ``SoftmaxOutput``)."))
 
 
@@ -198,7 +200,8 @@ def _register_regression(name, transform, grad_fn, doc):
     register(OpDef(name, forward, backward=backward,
                    attrs={"grad_scale": Attr("float", 1.0)},
                    inputs=("data", "label"), infer_shape=_reg_infer_shape(name),
-                   infer_type=_label_type, backward_uses=("inputs", "outputs"), doc=doc))
+                   infer_type=_label_type, backward_uses=("inputs", "outputs"),
+                   plot_style=_visual.family("output"), doc=doc))
 
 
 _register_regression(

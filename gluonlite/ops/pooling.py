@@ -32,6 +32,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, put
 from .registry import OpDef, register
+from . import _visual
 from .channel_last import support_channel_last
 from . import _cudnn_pool, _gpu_pool
 from ._pool_max2 import max2_backward, max2_forward, use_max2
@@ -349,6 +350,7 @@ register(support_channel_last(OpDef(
         "layout": Attr("str", None, optional=True),
     },
     infer_shape=_infer_shape, aliases=("Pooling_v1",), backward_uses=("inputs", "outputs"),
+    plot_style=_visual.pooling_style,
     # MXNet's oneDNN max pooling keeps its argmax workspace as a hidden output in JSON
     json_num_outputs=lambda attrs: 2 if attrs.pool_type == "max" and attrs.layout not in (
         "NWC", "NHWC", "NDHWC") else None,

@@ -219,6 +219,15 @@ class OpDef:
         attributes and the inputs' storage types, or ``None`` for all dense.
         ``simple_bind`` allocates gradient buffers accordingly (``Embedding`` with
         ``sparse_grad=True``: a row_sparse weight gradient).
+    summary_params : callable, optional
+        ``f(attrs, in_channels, out_shape) -> int``: the parameters ``print_summary``
+        counts for a node, as MXNet's (from the channels of its inputs and its output
+        shape, which may be ``None``); 0 when not given.
+    plot_style : callable, optional
+        ``f(name, attrs) -> (label, family)``: the box label ``plot_network`` draws for
+        a node of this operator (``name`` is the node's operator name as written) and
+        its colour family (``'layer'``, ``'activation'``, ``'norm'``, ``'pooling'``,
+        ``'shape'``, ``'output'``); by default the name, in the neutral colour.
     capturable : bool
         A CUDA graph captured from one call of ``forward`` replays it faithfully: its
         device work depends only on its inputs' contents and its attributes, and its
@@ -250,11 +259,15 @@ class OpDef:
                  json_num_outputs: int | Callable | None = None,
                  sparse_forward: Callable | None = None, sparse_from_dense: bool = False,
                  saved_state: bool = False, capturable: bool = True,
-                 grad_stypes: Callable | None = None):
+                 grad_stypes: Callable | None = None,
+                 summary_params: Callable | None = None,
+                 plot_style: Callable | None = None):
         self.name = name
         self.saved_state = saved_state
         self.capturable = capturable
         self.grad_stypes = grad_stypes
+        self.summary_params = summary_params
+        self.plot_style = plot_style
         self.sparse_forward = sparse_forward
         self.sparse_from_dense = sparse_from_dense
         self.json_num_outputs = json_num_outputs

@@ -13,6 +13,7 @@ import numpy as np
 from .attrs import Attr
 from .common import fail, known, norm_axis, put
 from .registry import OpDef, register
+from . import _visual
 from .shape_codes import reshape_shape
 
 
@@ -32,7 +33,7 @@ def _reshape_bwd(oc, attrs, inputs, outputs, out_grads):
 
 
 def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("data",),
-                       infer_type=None):
+                       infer_type=None, plot_style=None):
     """Register an operator whose output is input 0 reshaped to ``target(attrs, shapes)``."""
     def forward(oc, attrs_, ins, out):
         shape = target(attrs_, [a.shape for a in ins])
@@ -64,6 +65,7 @@ def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("da
     register(OpDef(name, forward, backward=backward, attrs=attrs or {}, aliases=aliases,
                    infer_shape=infer, inputs=inputs, backward_uses=("inputs",),
                    backward_graph=graph, doc=doc, infer_shape_outputs=True,
+                   plot_style=plot_style,
                    **({"infer_type": infer_type} if infer_type else {})))
 
 
@@ -98,7 +100,7 @@ _register_reshaper(
     "Reshape", _reshape_target,
     attrs={"shape": Attr("shape", ()), "reverse": Attr("bool", False),
            "target_shape": Attr("shape", ()), "keep_highest": Attr("bool", False)},
-    aliases=("reshape",),
+    aliases=("reshape",), plot_style=_visual.family("shape"),
     doc="Reshape with MXNet's special codes 0, -1, -2, -3, -4 and ``reverse``.")
 
 
@@ -111,7 +113,7 @@ def _flatten_target(attrs, shapes, partial=False):
 
 
 _register_reshaper("Flatten", _flatten_target, aliases=("flatten",),
-                   doc="Collapse every axis after the first: (N, d1, d2, ...) -> (N, d1*d2*...).")
+                   plot_style=_visual.family("shape"), doc="Collapse every axis after the first: (N, d1, d2, ...) -> (N, d1*d2*...).")
 
 
 def _expand_target(attrs, shapes, partial=False):

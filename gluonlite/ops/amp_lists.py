@@ -1,5 +1,8 @@
 """Which operators AMP runs in float16, which it keeps in float32, and which cast
-their inputs to the widest float type among them (MXNet 1.9's classification)."""
+their inputs to the widest float type among them (MXNet 1.9's classification, the
+lists ``mx.contrib.amp.list_fp16_ops()`` and its siblings publish).
+
+Operator knowledge, so it lives with the operators; ``contrib/amp`` reads it."""
 
 # compute-bound operators that are safe and fast in float16
 FP16_FUNCS = ["Convolution", "Deconvolution", "FullyConnected", "RNN"]
