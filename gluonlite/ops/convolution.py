@@ -353,11 +353,15 @@ def _infer_shape(attrs, in_shapes, out_shapes=(None,)):
     f, g = attrs.num_filter, attrs.num_group
     data = in_shapes[0]
     out_known = out_shapes[0] if out_shapes else None
-    if data is not None and out_known is not None and len(out_known) == len(data) \
-            and not data[0] and out_known[0]:
-        # the batch size comes back from a known output, as in MXNet (a begin state
-        # (0, C, H, W) feeding only a convolution of a ConvRNN cell)
-        data = (out_known[0],) + tuple(data[1:])
+    if data is not None and out_known is not None and len(out_known) == len(data):
+        # unknown batch and spatial sizes come back from a known output, as in MXNet
+        # (a begin state (0, C, H, W) feeding only a convolution of a ConvRNN cell;
+        # Variable(shape=(0, C, 0, 0)) added to a known array); the smallest input
+        # that gives the output
+        spatial = tuple(d or max((o - 1) * st + dl * (k - 1) + 1 - 2 * p, 0) if o else d
+                        for d, o, k, st, dl, p in zip(data[2:], out_known[2:], geo.kernel,
+                                                      geo.stride, geo.dilate, geo.pad))
+        data = (data[0] or out_known[0], data[1]) + spatial
     weight = in_shapes[1] if len(in_shapes) > 1 else None
     if data is not None and len(data) != nd + 2:
         fail(op, f"data must have {nd + 2} dimensions for a {nd}-D kernel", data)

@@ -1,4 +1,5 @@
 """Small elementwise utilities: ``_copy``/``identity``, ``BlockGrad``,
+``_identity_with_attr_like_rhs``,
 ``zeros_like``, ``ones_like``, ``Cast``, ``amp_cast``, ``amp_multicast``,
 ``clip`` and ``smooth_l1`` (MXNet 1.9 semantics).
 
@@ -81,6 +82,22 @@ register(OpDef("BlockGrad", _copy_forward, backward=_zero_backward,
                cuda="y = x", cuda_grad=("0",), fuse_int=True, backward_uses=(),
                backward_graph=_zero_graph,
                doc="Copy of the input that stops the gradient (zero gradient)."))
+
+
+def _like_rhs_backward(oc, attrs, inputs, outputs, out_grads):
+    return [out_grads[0], oc.xp.zeros_like(inputs[1])]
+
+
+def _like_rhs_graph(F, attrs, inputs, outputs, out_grads):
+    return [out_grads[0], F.zeros_like(inputs[1])]
+
+
+register(OpDef("_identity_with_attr_like_rhs", _copy_forward, backward=_like_rhs_backward,
+               inputs=("lhs", "rhs"), infer_shape=same_shape_infer("_identity_with_attr_like_rhs"),
+               backward_uses=("inputs",), backward_graph=_like_rhs_graph,
+               doc="``lhs`` unchanged, its shape tied to ``rhs``'s both ways (MXNet's "
+                   "shape constraint for backward shape inference); ``rhs`` gets a zero "
+                   "gradient."))
 
 
 # -- zeros_like / ones_like ---------------------------------------------------------------

@@ -56,6 +56,9 @@ def _emb_backward(oc, attrs, inputs, outputs, out_grads):
 
 def _emb_infer_shape(attrs, in_shapes):
     data, weight = in_shapes
+    if data is None:
+        # as MXNet's rule: nothing is inferred before the indices' shape is known
+        return [data, weight], [None]
     weight = merge_shapes(_EMB, "weight", (attrs.input_dim, attrs.output_dim), weight)
     out = None if data is None else tuple(data) + (attrs.output_dim,)
     return [data, weight], [out]

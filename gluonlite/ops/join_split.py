@@ -46,15 +46,32 @@ def _concat_shape(attrs, shapes):
     return axis, common
 
 
-def _concat_infer(attrs, in_shapes):
+def _concat_infer(attrs, in_shapes, out_shapes=(None,)):
+    """Inputs agree off the concatenation axis; a known output shape fills them there,
+    and its axis length fills the one input whose length on the axis is unknown."""
+    out = out_shapes[0] if out_shapes else None
     given = [s for s in in_shapes if s is not None]
-    if not given:
+    if not given and out is None:
         return in_shapes, [None]
-    axis, common = _concat_shape(attrs, [tuple(s) for s in given])
+    ndim = len(out) if out is not None else len(given[0])
+    axis = norm_axis("Concat", attrs.dim, ndim)
+    in_shapes = list(in_shapes)
+    if out is not None:
+        frame = tuple(0 if i == axis else d for i, d in enumerate(out))
+        in_shapes = [merge_shapes("Concat", "inputs", s, frame) for s in in_shapes]
+    axis, common = _concat_shape(attrs, [tuple(s) for s in in_shapes if s is not None])
     full = []
     for s in in_shapes:
         d = 0 if s is None else s[axis]
         full.append(common[:axis] + (d,) + common[axis:])
+    unknown = [k for k, s in enumerate(full) if not s[axis]]
+    if out is not None and out[axis] and len(unknown) == 1:
+        rest = out[axis] - sum(s[axis] for s in full)
+        if rest <= 0:
+            fail("Concat", f"the output has length {out[axis]} on dim {axis}, the inputs "
+                           f"already more", *full)
+        k = unknown[0]
+        full[k] = full[k][:axis] + (rest,) + full[k][axis + 1:]
     total = 0 if any(s[axis] == 0 for s in full) else sum(s[axis] for s in full)
     return full, [common[:axis] + (total,) + common[axis:]]
 
@@ -63,6 +80,7 @@ register(OpDef("Concat", _concat_fwd, backward=_concat_bwd,
                attrs={"dim": Attr("int", 1), "num_args": Attr("int")},
                inputs=lambda attrs: tuple(f"arg{i}" for i in range(attrs.num_args)),
                key_var_num_args="num_args", aliases=("concat",), infer_shape=_concat_infer,
+               infer_shape_outputs=True,
                backward_uses=("inputs",), plot_style=_visual.family("shape"),
                doc="Join the inputs along ``dim``."))
 
@@ -129,9 +147,24 @@ def _split_bwd(oc, attrs, inputs, outputs, out_grads):
     return [oc.xp.concatenate([g.reshape(shape) for g in out_grads], axis=axis)]
 
 
-def _split_infer(attrs, in_shapes):
+def _split_infer(attrs, in_shapes, out_shapes=None):
+    """Outputs are equal parts of the input along ``axis``; known outputs give the
+    input back (MXNet infers ``split``'s input from its outputs too)."""
     s = in_shapes[0]
     n = attrs.num_outputs
+    known_out = None
+    for o in out_shapes or ():
+        if o is not None:
+            known_out = merge_shapes("SliceChannel", "outputs", known_out, o)
+    if known_out is not None and not (attrs.squeeze_axis and known_out == (1,)):
+        if attrs.squeeze_axis:
+            axis = norm_axis("SliceChannel", attrs.axis, len(known_out) + 1)
+            back = known_out[:axis] + (n,) + known_out[axis:]
+        else:
+            axis = norm_axis("SliceChannel", attrs.axis, len(known_out))
+            back = known_out[:axis] + (known_out[axis] * n,) + known_out[axis + 1:]
+        if s is None or len(s) == len(back):
+            s = merge_shapes("SliceChannel", "data", s, back)
     if s is None:
         return [None], [None] * n
     s = tuple(s)
@@ -149,7 +182,7 @@ register(OpDef("SliceChannel", _split_fwd, backward=_split_bwd,
                num_outputs=lambda attrs: attrs.num_outputs, aliases=("split",),
                # ``output0``... even for a single output, as MXNet names them
                output_names=lambda attrs: tuple(f"output{i}" for i in range(attrs.num_outputs)),
-               infer_shape=_split_infer, backward_uses=("inputs",),
+               infer_shape=_split_infer, infer_shape_outputs=True, backward_uses=("inputs",),
                doc="Split along ``axis`` into ``num_outputs`` equal parts."))
 
 

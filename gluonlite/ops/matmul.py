@@ -221,6 +221,10 @@ def _fc_backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True))
 
 def _fc_infer(attrs, in_shapes, out_shapes=(None,)):
     data = in_shapes[0]
+    if data is None:
+        # MXNet's rule needs the data's rank: nothing is inferred without it (a weight
+        # shape stays unknown, as infer_shape_partial reports it)
+        return list(in_shapes), [None]
     out_known = out_shapes[0] if out_shapes else None
     if data is not None and out_known is not None:
         # the batch (leading) dimensions come back from a known output, as in MXNet:

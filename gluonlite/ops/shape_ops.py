@@ -108,8 +108,9 @@ def _flatten_target(attrs, shapes, partial=False):
     s = tuple(shapes[0])
     if not s:
         return (1, 1)
-    rest = s[1:]
-    return (s[0], 0 if partial and not known(rest) else _prod(rest))
+    if partial and not known(s):
+        return None  # MXNet's Flatten infers its output from a complete input only
+    return (s[0], _prod(s[1:]))
 
 
 _register_reshaper("Flatten", _flatten_target, aliases=("flatten",),

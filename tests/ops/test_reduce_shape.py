@@ -96,8 +96,10 @@ def test_partial_shape_inference():
     assert ins == [(2, 3), (2, 0), (2, 4)] and outs == [(2, 0)]
     ins, outs = _infer("Concat", [(0, 3), (2, 1)], num_args=2, dim=1)
     assert ins == [(2, 3), (2, 1)] and outs == [(2, 4)]
-    assert _infer("Flatten", [(0, 3, 4)])[1] == [(0, 12)]
-    assert _infer("Flatten", [(5, 0, 4)])[1] == [(5, 0)]
+    # MXNet 1.9.1's Flatten needs a complete input: (0, 4, 4, 4) gives an unknown output
+    assert _infer("Flatten", [(0, 3, 4)])[1] == [None]
+    assert _infer("Flatten", [(5, 0, 4)])[1] == [None]
+    assert _infer("Flatten", [(5, 3, 4)])[1] == [(5, 12)]
     assert _infer("Reshape", [(0, 3, 4)], shape=(0, -1))[1] == [(0, 0)]  # as MXNet
     assert _infer("Reshape", [(0, 3, 4)], shape=(-1, 12))[1] == [(0, 12)]
     assert _infer("stack", [None, (2, 3)], num_args=2)[0] == [(2, 3), (2, 3)]

@@ -50,6 +50,11 @@ _f32 = _rng.uniform(-2, 2, size=(2, 3)).astype(np.float32)
 SAMPLES = {
     "_copy": [Sample([_x], ref=lambda x: x), Sample([_ints], ref=lambda x: x)],
     "BlockGrad": [Sample([_x], ref=lambda x: x, grad_ref=lambda x: [np.zeros_like(x)])],
+    "_identity_with_attr_like_rhs": [
+        Sample([_x, _x * 2], ref=lambda a, b: a,
+               grad_ref=lambda a, b: [np.ones_like(a), np.zeros_like(b)]),
+        Sample([_x, _x * 2], ref=lambda a, b: a, infer_from=[1],
+               grad_ref=lambda a, b: [np.ones_like(a), np.zeros_like(b)])],
     "zeros_like": [Sample([_x], ref=np.zeros_like), Sample([_ints], ref=np.zeros_like)],
     "ones_like": [Sample([_x], ref=np.ones_like), Sample([_ints], ref=np.ones_like)],
     "Cast": [
