@@ -1,7 +1,7 @@
 """Joining and splitting: ``Concat``, ``stack``, ``split`` (``SliceChannel``), ``slice``,
 ``slice_axis`` and ``slice_like``.
 
-``Concat`` infers a missing input's shape from the others and the output; slices
+``Concat`` infers its inputs' shapes off the axis from the others and the output; slices
 follow Python's slice rules (``None`` entries, negative steps), as MXNet 1.9 does.
 """
 from __future__ import annotations
@@ -47,8 +47,8 @@ def _concat_shape(attrs, shapes):
 
 
 def _concat_infer(attrs, in_shapes, out_shapes=(None,)):
-    """Inputs agree off the concatenation axis; a known output shape fills them there,
-    and its axis length fills the one input whose length on the axis is unknown."""
+    """Inputs agree off the concatenation axis, and a known output shape fills them
+    there; lengths along the axis are never inferred backward (as in MXNet)."""
     out = out_shapes[0] if out_shapes else None
     given = [s for s in in_shapes if s is not None]
     if not given and out is None:
@@ -64,14 +64,6 @@ def _concat_infer(attrs, in_shapes, out_shapes=(None,)):
     for s in in_shapes:
         d = 0 if s is None else s[axis]
         full.append(common[:axis] + (d,) + common[axis:])
-    unknown = [k for k, s in enumerate(full) if not s[axis]]
-    if out is not None and out[axis] and len(unknown) == 1:
-        rest = out[axis] - sum(s[axis] for s in full)
-        if rest <= 0:
-            fail("Concat", f"the output has length {out[axis]} on dim {axis}, the inputs "
-                           f"already more", *full)
-        k = unknown[0]
-        full[k] = full[k][:axis] + (rest,) + full[k][axis + 1:]
     total = 0 if any(s[axis] == 0 for s in full) else sum(s[axis] for s in full)
     return full, [common[:axis] + (total,) + common[axis:]]
 
