@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .rnn_lstm import lstm_cache
+
 __all__ = ["usable", "kernel", "SOURCES", "PREAMBLE", "lstm_forward", "lstm_backward",
            "simple_forward", "simple_backward"]
 
@@ -284,12 +286,7 @@ def lstm_forward(xp, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False, valid
                 xp.copyto(hs[t + 1], hs[t], where=skip[t])
     if not keep:
         return hs[1:], hs[t_len], cs[t_len], None
-    cache = {"gates": gates, "hs": hs, "cs": cs, "tc": tcs}
-    if cmask is not None:
-        cache["cmask"] = cmask
-    if hh is not None:
-        cache["hh"] = hh
-    return hs[1:].copy(), hs[t_len], cs[t_len], cache
+    return hs[1:].copy(), hs[t_len], cs[t_len], lstm_cache(gates, hs, cs, tcs, cmask, hh)
 
 
 def lstm_backward(xp, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None, w_r=None):

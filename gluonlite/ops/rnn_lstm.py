@@ -99,13 +99,18 @@ def lstm_forward(xp, x, w_i, w_h, b_i, b_h, h0, c0, clip=None, keep=False, valid
                 cs[t + 1] = xp.where(v, c_new, cs[t])
     if not keep:
         return hs[1:], hs[t_len], cs[t_len], None
+    # the returned output must not alias the cache (callers may write into it)
+    return hs[1:].copy(), hs[t_len], cs[t_len], lstm_cache(gates, hs, cs, tcs, cmask, hh)
+
+
+def lstm_cache(gates, hs, cs, tcs, cmask, hh) -> dict:
+    """What :func:`lstm_backward` reads (the CPU and GPU forwards keep the same)."""
     cache = {"gates": gates, "hs": hs, "cs": cs, "tc": tcs}
     if cmask is not None:
         cache["cmask"] = cmask
     if hh is not None:
         cache["hh"] = hh
-    # the returned output must not alias the cache (callers may write into it)
-    return hs[1:].copy(), hs[t_len], cs[t_len], cache
+    return cache
 
 
 def lstm_backward(xp, x, w_i, w_h, cache, d_out, d_h, d_c, valid=None, w_r=None):
