@@ -62,7 +62,7 @@ class _Failed(Exception):
 class GraphReplay:
     """The captured segments of one plan and the arrays they read and write."""
 
-    def __init__(self, plan, xp, inputs, by_ref, segments, slots, eager_outs):
+    def __init__(self, plan, xp, inputs, by_ref, segments, slots, eager_outs, owners=()):
         self.plan = plan
         self.xp = xp
         self.inputs = inputs          # the arrays the graphs read, per plan input
@@ -71,6 +71,7 @@ class GraphReplay:
         self.slots = slots            # every entry's array at capture time
         self.eager_outs = eager_outs  # step index -> output arrays the graphs read
         self.n_graphs = sum(1 for kind, _ in segments if kind == "graph")
+        self._owners = owners         # the private pool owning the graphs' memory, the stream
 
     @classmethod
     def build(cls, plan, datas, previous):
@@ -91,9 +92,7 @@ class GraphReplay:
         if not any(kind == "graph" for kind, _ in segments):
             return None
         stream.synchronize()
-        replay = cls(plan, xp, inputs, by_ref, segments, slots, eager_outs)
-        replay._keep = (pool, stream)   # the pool owns the graphs' memory
-        return replay
+        return cls(plan, xp, inputs, by_ref, segments, slots, eager_outs, (pool, stream))
 
     def run(self, datas):
         """Heads of one call (fresh arrays), or ``None`` when a parameter was rebound."""
