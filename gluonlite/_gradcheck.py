@@ -80,14 +80,22 @@ class _CallableRunner:
 class _SymbolRunner:
     """Runs a Symbol through MXNet's ``bind``/``Executor`` API."""
 
-    def __init__(self, sym, names: List[str], aux: Dict[str, np.ndarray], ctx, dtype):
+    def __init__(self, sym, names: List[str], aux: Dict[str, np.ndarray], ctx, dtype,
+                 stypes: Dict[str, str] | None = None):
         self.sym, self.names, self.aux, self.ctx, self.dtype = sym, names, aux, ctx, dtype
+        # storage types of the arguments as given (sparse locations are bound sparse)
+        self.stypes = stypes or {}
+        self.last_grads: dict = {}
 
     def output_names(self, n: int) -> List[str]:
         return list(self.sym.list_outputs())
 
+    def _array(self, value, stype: str):
+        arr = _nd_array(value, self.ctx, value.dtype)
+        return arr if stype == "default" else arr.tostype(stype)
+
     def _bind(self, values, args_grad=None, grad_req="null"):
-        args = {n: _nd_array(values[n], self.ctx, values[n].dtype) for n in self.names}
+        args = {n: self._array(values[n], self.stypes.get(n, "default")) for n in self.names}
         aux = {n: _nd_array(v, self.ctx, v.dtype) for n, v in self.aux.items()}
         return self.sym.bind(self.ctx, args=args, args_grad=args_grad, grad_req=grad_req,
                              aux_states=aux)
@@ -97,9 +105,12 @@ class _SymbolRunner:
         exe.forward(is_train=is_train)
         return list(exe.outputs)
 
-    def backward(self, values, head_grads, reqs, init, is_train: bool):
-        args_grad = {n: _nd_array(init.get(n, np.zeros_like(values[n])), self.ctx,
-                                  values[n].dtype) for n in self.names if reqs[n] != "null"}
+    def backward(self, values, head_grads, reqs, init, is_train: bool, grad_stypes=None):
+        grad_stypes = grad_stypes or {}
+        args_grad = {n: self._array(init.get(n, np.zeros_like(values[n])),
+                                    grad_stypes.get(n, "default"))
+                     for n in self.names if reqs[n] != "null"}
+        self.last_grads = args_grad
         exe = self._bind(values, args_grad=args_grad, grad_req=dict(reqs))
         exe.forward(is_train=is_train)
         outs = list(exe.outputs)
@@ -141,7 +152,9 @@ def _runner(sym, location, aux_states, ctx, dtype):
             aux = {n: conv(v) for n, v in aux_states.items()}
         else:
             aux = {n: conv(v) for n, v in zip(aux_names, aux_states)}
-        return _SymbolRunner(sym, names, aux, ctx, dtype), names, values
+        given = location if isinstance(location, dict) else dict(zip(names, location))
+        stypes = {n: getattr(v, "stype", "default") for n, v in given.items()}
+        return _SymbolRunner(sym, names, aux, ctx, dtype, stypes), names, values
     if hasattr(sym, "list_arguments") or not callable(sym):
         raise MXNetError(f"test_utils: {type(sym).__name__} has list_arguments() but no "
                          "bind(); pass a Symbol or a Python callable over NDArrays")
@@ -287,7 +300,10 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     rng = np.random.RandomState(4321)
     init = {n: rng.normal(size=values[n].shape).astype(values[n].dtype)
             for n in names if reqs[n] == "add"}
-    grads = runner.backward(values, heads, reqs, init, True)
+    if isinstance(runner, _SymbolRunner):
+        grads = runner.backward(values, heads, reqs, init, True, grad_stypes)
+    else:
+        grads = runner.backward(values, heads, reqs, init, True)
     expected = _by_name(expected, names, "check_symbolic_backward expected")
     for name in names:
         if name not in expected or reqs[name] == "null":
@@ -297,4 +313,6 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
             want = want + init[name]
         tu.assert_almost_equal(want, grads[name], rtol, atol,
                                (f"EXPECTED_{name}", f"BACKWARD_{name}"), equal_nan=equal_nan)
+    if isinstance(runner, _SymbolRunner):
+        return dict(runner.last_grads)   # the gradient buffers, in their storage types
     return {n: _nd_array(g, runner.ctx, g.dtype) for n, g in grads.items() if g is not None}

@@ -26,6 +26,7 @@ from .engine.graph_info import GraphInfo
 from .engine.plan import infer_entries
 from .ndarray.ndarray import NDArray
 from .ndarray.sparse_creation import zeros as sparse_zeros
+from .executor_sparse import sparse_outputs, wants_sparse_outputs
 from .symbol.symbol import use_executor
 
 __all__ = ["Executor", "simple_bind"]
@@ -134,6 +135,8 @@ class Executor:
         self._state = None
         self._monitor: Callable | None = None
         self.outputs = self._alloc_outputs()
+        # sparse arguments: outputs get the storage types MXNet infers (executor_sparse)
+        self._sparse_outputs = wants_sparse_outputs(self._graph, self._inputs())
 
     # -- arrays -----------------------------------------------------------------------
     def _inputs(self) -> list:
@@ -202,9 +205,12 @@ class Executor:
         # forward (a predict-mode forward gives predict-mode gradients)
         heads, state = self._cached_op.forward(self._inputs(), bool(is_train), self._need_grad)
         self._state = state
+        if self._sparse_outputs:
+            heads = sparse_outputs(self._graph, self._inputs(), bool(is_train)) or heads
         for k, h in enumerate(heads):
             out = self.outputs[k]
-            if out is None or out.shape != h.shape or out._data.dtype != h._data.dtype:
+            if out is None or out.shape != h.shape or out._data.dtype != h._data.dtype \
+                    or out.stype != h.stype:
                 self.outputs[k] = h
             else:
                 out._data[...] = h._data

@@ -80,3 +80,25 @@ def test_stype_dict_overrides_declared_storage():
                                               x=(4, 6), w=(6, 3))
     assert _stypes(exe.arg_arrays) == ["csr", "default"]
     assert _stypes(exe.grad_arrays) == ["default", "row_sparse"]
+
+
+def test_symbol_functions_ignore_out():
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    s = mx.sym.sparse.elemwise_add(a, b, out=a)       # MXNet ignores ``out`` for symbols
+    assert s.list_arguments() == ["a", "b"]
+
+
+def test_sparse_arguments_give_sparse_outputs_in_checks():
+    """check_symbolic_forward/backward bind the location's storage types and
+    grad_stypes, as MXNet's do: relu of a row_sparse argument stays row_sparse."""
+    x = mx.nd.array(np.array([[0, 1.], [0, 0], [2, -3]])).tostype("row_sparse")
+    y = mx.sym.relu(mx.sym.Variable("data"))
+    (out,) = mx.test_utils.check_symbolic_forward(y, [x], [np.maximum(x.asnumpy(), 0)])
+    assert out.stype == "row_sparse"
+    grads = mx.test_utils.check_symbolic_backward(
+        y, [x], [np.ones((3, 2))], [(x.asnumpy() > 0).astype(np.float32)],
+        grad_stypes={"data": "row_sparse"})
+    assert grads["data"].stype == "row_sparse"
+    exp = mx.sym.exp(mx.sym.Variable("data"))          # not zero-preserving: dense
+    (out,) = mx.test_utils.check_symbolic_forward(exp, [x], [np.exp(x.asnumpy())])
+    assert out.stype == "default"

@@ -161,6 +161,8 @@ def make_function(op: OpDef, func_name: str):
         kw_inputs = {}
         attrs = {}
         for k, v in kwargs.items():
+            if k == "out":
+                continue  # nd-only keyword; MXNet's symbol functions ignore it, a Symbol too
             if isinstance(v, Symbol):
                 kw_inputs[k] = v
             elif k in op.attrs:
