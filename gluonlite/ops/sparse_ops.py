@@ -12,6 +12,7 @@ storage types where MXNet keeps a sparse result:
   csr -> csr, computed on the stored values only;
 * ``elemwise_add``/``_sub`` (and the ``broadcast_*`` ones on equal shapes) of two row_sparse (union of rows) or two csr arrays,
   ``elemwise_mul`` of two sparse arrays of one type or a sparse and a dense one;
+  ``_maximum``/``_minimum``/``_hypot`` of two sparse arrays of one type;
   ``add_n`` of row_sparse arrays (what kvstore aggregation sums);
 * ``zeros_like`` of a sparse array;
 * ``dot(csr, dense)`` -> dense and ``dot(csr.T, dense)`` -> row_sparse;
@@ -323,6 +324,27 @@ def _mul_kernel(oc, attrs, inputs, out):
     return [from_dense(xp, product, "csr")]
 
 
+def _extremum_kernel(name: str):
+    """``_maximum``/``_minimum``/``_hypot`` of two sparse arrays of one type (0 where
+    neither stores a value: each gives 0 for two zeros), as MXNet keeps them sparse."""
+    def kernel(oc, attrs, inputs, out):
+        a, b = inputs
+        if _stype(a) != _stype(b) or not _is_sparse(a) or a.shape != b.shape:
+            return None
+        xp = oc.xp
+        f = getattr(xp, name)
+        if a.stype == "row_sparse":
+            rows = xp.union1d(a.indices, b.indices).astype(IDX_DTYPE)
+            dtype = np.result_type(a.values.dtype, b.values.dtype)
+            shape = (rows.shape[0],) + tuple(a.shape[1:])
+            va, vb = xp.zeros(shape, dtype=dtype), xp.zeros(shape, dtype=dtype)
+            va[xp.searchsorted(rows, a.indices)] = a.values
+            vb[xp.searchsorted(rows, b.indices)] = b.values
+            return [RowSparseStorage(f(va, vb), rows, a.shape)]
+        return [from_dense(xp, f(to_dense(xp, a), to_dense(xp, b)), "csr")]
+    return kernel
+
+
 def _add_n_kernel(oc, attrs, inputs, out):
     if not all(_stype(x) == "row_sparse" for x in inputs):
         return None
@@ -390,6 +412,9 @@ def _attach() -> None:
         get_op(f"{prefix}_add").sparse_forward = _add_sub_kernel(1.0)
         get_op(f"{prefix}_sub").sparse_forward = _add_sub_kernel(-1.0)
         get_op(f"{prefix}_mul").sparse_forward = _mul_kernel
+    get_op("_maximum").sparse_forward = _extremum_kernel("maximum")
+    get_op("_minimum").sparse_forward = _extremum_kernel("minimum")
+    get_op("_hypot").sparse_forward = _extremum_kernel("hypot")
     get_op("add_n").sparse_forward = _add_n_kernel
     get_op("zeros_like").sparse_forward = _zeros_like_kernel
     get_op("dot").sparse_forward = _dot_kernel

@@ -223,6 +223,24 @@ def test_add_n_of_row_sparse_is_the_union_of_rows():
     np.testing.assert_array_equal(s.asnumpy(), 2 * _RSP_DENSE + b.asnumpy())
 
 
+def test_maximum_minimum_hypot_of_two_sparse_arrays_stay_sparse():
+    """MXNet 1.9.1: _maximum/_minimum/_hypot of row_sparse pairs give row_sparse, of csr pairs
+    csr (values checked against its output); broadcast_maximum falls back to dense."""
+    a = np.array([[0, 1.], [0, 0], [2, -3]], np.float32)
+    b = np.array([[1, -1.], [0, 0], [0, 0]], np.float32)
+    for stype in ("row_sparse", "csr"):
+        x, y = mx.nd.array(a).tostype(stype), mx.nd.array(b).tostype(stype)
+        hi, lo = mx.nd._internal._maximum(x, y), mx.nd._internal._minimum(x, y)
+        assert hi.stype == lo.stype == stype
+        np.testing.assert_array_equal(hi.asnumpy(), [[1, 1], [0, 0], [2, 0]])
+        np.testing.assert_array_equal(lo.asnumpy(), [[0, -1], [0, 0], [0, -3]])
+        h = mx.nd._internal._hypot(x, y)
+        assert h.stype == stype
+        np.testing.assert_allclose(h.asnumpy(), np.hypot(a, b), rtol=1e-6)
+    rsp = mx.nd.array(a).tostype("row_sparse")
+    assert mx.nd._internal._maximum(rsp, mx.nd.array(b)).stype == "default"
+
+
 def test_zeros_like_of_sparse():
     z = mx.nd.zeros_like(_rsp())
     assert z.stype == "row_sparse" and z.data.shape[0] == 0
