@@ -1,6 +1,7 @@
 """Sparse operators and the sparse kernels of dense operators (MXNet's ``FComputeEx``).
 
-New operators: ``cast_storage``, ``_sparse_retain`` (``nd.sparse.retain``),
+New operators: ``cast_storage``, ``_sparse_retain`` (``nd.sparse.retain``), the
+``_scatter_*`` operators (stored values only),
 ``_square_sum`` (``sum(square(x))`` in one pass), ``_contrib_SparseEmbedding``
 (``Embedding`` whose weight is meant to be row_sparse) and ``_contrib_getnnz`` (stored
 entries of a csr array).
@@ -203,6 +204,68 @@ register(OpDef(
     backward_uses=("inputs",), grad_stypes=lambda attrs, stypes: ("default", "row_sparse"),
     doc="``Embedding`` for a row_sparse weight (MXNet's ``contrib.SparseEmbedding``); "
         "its gradient is written into a row_sparse buffer where the weight has one."))
+
+
+# ----------------------------------------------------------------------------- scatter ops
+# MXNet's ``_scatter_*``: on a sparse left operand only its stored values are computed
+# (the result keeps its rows / entries); on dense operands they are plain arithmetic.
+
+
+def _scatter_div_forward(oc, attrs, inputs, out):
+    lhs, rhs = inputs
+    return [put(out, 0, oc.xp.true_divide(lhs, rhs))]
+
+
+def _scatter_div_backward(oc, attrs, inputs, outputs, out_grads):
+    lhs, rhs = inputs
+    g = out_grads[0]
+    return [g / rhs, -g * lhs / (rhs * rhs)]
+
+
+def _scatter_div_sparse(oc, attrs, inputs, out):
+    """row_sparse / anything: row_sparse on the left operand's rows (MXNet's kernel)."""
+    lhs, rhs = inputs
+    if _stype(lhs) != "row_sparse" or lhs.shape != rhs.shape:
+        return None
+    xp = oc.xp
+    rows = lhs.indices
+    divisor = (to_dense(xp, rhs) if _is_sparse(rhs) else rhs)[rows]
+    return [RowSparseStorage(xp.true_divide(lhs.values, divisor), rows.copy(), lhs.shape)]
+
+
+register(OpDef(
+    "_scatter_elemwise_div", _scatter_div_forward, backward=_scatter_div_backward,
+    inputs=("lhs", "rhs"), infer_shape=same_shape_infer("_scatter_elemwise_div"),
+    sparse_forward=_scatter_div_sparse, backward_uses=("inputs",),
+    doc="``lhs / rhs``; with a row_sparse ``lhs`` only its stored rows are divided and "
+        "the result is row_sparse (MXNet's ``_scatter_elemwise_div``)."))
+
+
+def _scatter_scalar(name: str, sign: float):
+    def forward(oc, attrs, inputs, out):
+        x = inputs[0]
+        return [put(out, 0, x + x.dtype.type(sign * attrs.scalar))]
+
+    def backward(oc, attrs, inputs, outputs, out_grads):
+        return [out_grads[0]]
+
+    def sparse(oc, attrs, inputs, out):
+        x = inputs[0]
+        if not _is_sparse(x):
+            return None
+        st = x.copy()
+        st.values = st.values + st.values.dtype.type(sign * attrs.scalar)
+        return [st]   # stored values only: the same rows (row_sparse) or entries (csr)
+
+    register(OpDef(
+        name, forward, backward=backward, attrs={"scalar": Attr("float")},
+        infer_shape=same_shape_infer(name), sparse_forward=sparse, backward_uses=(),
+        doc=f"``x {'+' if sign > 0 else '-'} scalar``; on a sparse ``x`` only its stored "
+            f"values change and the result keeps its storage (MXNet's ``{name}``)."))
+
+
+_scatter_scalar("_scatter_plus_scalar", 1.0)
+_scatter_scalar("_scatter_minus_scalar", -1.0)
 
 
 # ----------------------------------------------------------------------------- getnnz

@@ -241,6 +241,32 @@ def test_maximum_minimum_hypot_of_two_sparse_arrays_stay_sparse():
     assert mx.nd._internal._maximum(rsp, mx.nd.array(b)).stype == "default"
 
 
+def test_scatter_operators_compute_stored_values_only():
+    """Values and storage types as MXNet 1.9.1 gives them."""
+    a = np.array([[0, 1.], [0, 0], [2, -3]], np.float32)
+    b = np.array([[1, -1.], [0, 0], [4, 2]], np.float32)
+    rsp, rhs = mx.nd.array(a).tostype("row_sparse"), mx.nd.array(b).tostype("row_sparse")
+    for divisor in (rhs, mx.nd.array(b)):
+        r = mx.nd._internal._scatter_elemwise_div(rsp, divisor)
+        assert r.stype == "row_sparse"
+        np.testing.assert_array_equal(r.indices.asnumpy(), [0, 2])
+        np.testing.assert_allclose(r.asnumpy(), [[0, -1], [0, 0], [0.5, -1.5]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = mx.nd._internal._scatter_elemwise_div(mx.nd.array(a), rhs)
+    assert r.stype == "default" and np.isnan(r.asnumpy()[1]).all()
+    r = mx.nd._internal._scatter_plus_scalar(rsp, 5)
+    assert r.stype == "row_sparse"
+    np.testing.assert_array_equal(r.asnumpy(), [[5, 6], [0, 0], [7, 2]])
+    csr = mx.nd.array(a).tostype("csr")
+    np.testing.assert_array_equal(mx.nd._internal._scatter_plus_scalar(csr, 5).asnumpy(),
+                                  [[0, 6], [0, 0], [7, 2]])
+    r = mx.nd._internal._scatter_minus_scalar(csr, 5)
+    assert r.stype == "csr"
+    np.testing.assert_array_equal(r.asnumpy(), [[0, -4], [0, 0], [-3, -8]])
+    np.testing.assert_array_equal(
+        mx.nd._internal._scatter_plus_scalar(mx.nd.array(a), 5).asnumpy(), a + 5)
+
+
 def test_zeros_like_of_sparse():
     z = mx.nd.zeros_like(_rsp())
     assert z.stype == "row_sparse" and z.data.shape[0] == 0

@@ -20,7 +20,15 @@ def _retain_ref(data, indices):
 _idx = np.array([[0, 3], [2, 2]], dtype=np.float32)
 _w = _rng.uniform(-1, 1, size=(4, 3))
 
+_den = _rng.uniform(0.5, 2, size=(4, 3)) * np.sign(_rng.uniform(-1, 1, size=(4, 3)))
+
 SAMPLES = {
+    "_scatter_elemwise_div": [
+        Sample([_x, _den], ref=lambda a, b: a / b),
+        Sample([_x, _den], ref=lambda a, b: a / b, grad=[1]),
+    ],
+    "_scatter_plus_scalar": [Sample([_x], {"scalar": 1.5}, ref=lambda x, scalar: x + scalar)],
+    "_scatter_minus_scalar": [Sample([_x3], {"scalar": 0.5}, ref=lambda x, scalar: x - scalar)],
     "_contrib_getnnz": [
         Sample([_x], ref=lambda x: np.array([np.count_nonzero(x)])),
         Sample([_x], {"axis": 1}, ref=lambda x, axis: np.count_nonzero(x, axis=1)),
