@@ -133,6 +133,13 @@ from . import log  # noqa: E402,F401
 from . import libinfo  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 
+# ``from mxnet.autograd import *`` also gives ``NDArray``, ``array`` and ``Symbol`` (MXNet's
+# module has no ``__all__`` and imports them): the tape knows no such classes, so the
+# package hands them over once every layer is loaded
+autograd.NDArray, autograd.array, autograd.Symbol = ndarray.NDArray, ndarray.array, \
+    symbol.Symbol
+autograd.__all__ = list(autograd.__all__) + ["NDArray", "array", "Symbol"]
+
 __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_context",
            "num_gpus", "autograd", "ndarray", "nd", "random", "util", "test_utils",
            "MXNetError", "install_mxnet_alias", "name", "attribute", "AttrScope", "symbol", "sym"]

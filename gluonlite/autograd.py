@@ -17,7 +17,7 @@ receives for ``create_graph=True``.
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from typing import Callable
 
 from .base import MXNetError
 from .ops.registry import OpContext
@@ -457,9 +457,20 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: boo
     return out[0] if single else out
 
 
+_GRAPH_BUILDER: list = []
+
+
+def use_graph_builder(builder: Callable) -> None:
+    """Install what :func:`get_symbol` runs (the graphs layer does, when it loads)."""
+    _GRAPH_BUILDER[:] = [builder]
+
+
 def get_symbol(x):
-    """Return the recorded graph of ``x`` as a Symbol (needs the symbol layer)."""
-    raise MXNetError("autograd.get_symbol needs the symbol layer, which is not built yet")
+    """Return the recorded computation of ``x`` as a Symbol (``var0``, ``var1``, ...
+    for the arrays the recording started from)."""
+    if not _GRAPH_BUILDER:
+        raise MXNetError("autograd.get_symbol needs gluonlite.symbol, which is not loaded")
+    return _GRAPH_BUILDER[0](x)
 
 
 class Function:

@@ -366,10 +366,12 @@ class Executor:
                 lines.append("Attrs:")
                 for key, value in given.items():
                     lines.append(f"\t{key}={value}")
-        plans = list(self._cached_op.plans.values())
-        if plans:
-            mb = plans[-1].planned_bytes / (1 << 20)
-            lines.append(f"Total {mb:.6g} MB allocated for intermediate buffers")
+        # the memory of a training call as bound: planned buffers plus what is kept for
+        # backward (MXNet reports its executor's whole allocation)
+        plan = self._cached_op.plan_for(self._inputs(), True, self._need_grad)
+        # whole megabytes, as MXNet prints them
+        mb = (plan.planned_bytes + plan.saved_bytes) >> 20
+        lines.append(f"Total {mb} MB allocated")
         return "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:

@@ -238,3 +238,42 @@ def test_gradient_through_first_axis_index_while_recording():
         y = x[1] * 2
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), [[0, 0], [2, 2]])
+
+
+def test_get_symbol_rebuilds_the_recorded_graph():
+    """MXNet's test_get_symbol counts the arguments; the graph also computes the same."""
+    x = mx.nd.ones((1,))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * x + 2 * x - 1
+    assert len(mx.autograd.get_symbol(y).list_arguments()) == 1
+    z = mx.nd.ones((1,))
+    z.attach_grad()
+    with mx.autograd.record():
+        y = x * x + 2 * z - 1
+    sym = mx.autograd.get_symbol(y)
+    assert sym.list_arguments() == ["var0", "var1"]
+    out = sym.eval(var0=mx.nd.array([3.0]), var1=mx.nd.array([5.0]))[0]
+    assert out.asnumpy().tolist() == [18.0]
+
+
+def test_star_import_gives_mxnets_names():
+    namespace = {}
+    exec("from gluonlite.autograd import *", namespace)
+    assert namespace["NDArray"] is mx.nd.NDArray and namespace["Symbol"] is mx.sym.Symbol
+
+
+def test_sparse_arrays_get_gradients_of_their_own_storage():
+    """MXNet 1.9.1: attach_grad on a csr/row_sparse array gives a gradient of that type."""
+    for stype in ("csr", "row_sparse"):
+        x = mx.nd.zeros((1, 1), stype=stype)
+        x.attach_grad()
+        assert x.grad.stype == stype
+        assert x.detach().stype == stype
+    rhs = mx.nd.ones((8, 3)).tostype("row_sparse")
+    rhs.attach_grad()
+    lhs = mx.nd.ones((2, 8)).tostype("csr")
+    with mx.autograd.record():
+        y = mx.nd.dot(lhs, rhs)
+    y.backward()
+    assert rhs.grad.stype == "row_sparse" and rhs.grad.asnumpy().sum() == 48.0

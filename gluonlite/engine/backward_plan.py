@@ -57,7 +57,9 @@ class BackwardPlan:
             reach[i] = bool(grad_mask[i])
         on_path = []
         for k, u in enumerate(units):
-            if u.op.differentiable and any(reach[s] for s in u.ins):
+            # a zero-gradient operator (stop_gradient) passes nothing back: pruned
+            if u.op.differentiable and not getattr(u.op, "zero_gradient", False) \
+                    and any(reach[s] for s in u.ins):
                 for s in u.outs:
                     reach[s] = True
                 on_path.append((k, u))
@@ -118,6 +120,11 @@ class BackwardPlan:
         self.n_inputs = n_in
         self.heads = list(info.heads)
         self.grad_inputs = tuple(i for i in range(n_in) if grad_mask[i])
+        # wanted gradients no step produces (the input feeds only a stop_gradient, or
+        # nothing): zeros, which MXNet writes for them
+        self._zero_inputs = tuple((i, tuple(shapes[i]), dtypes[i]) for i in self.grad_inputs
+                                  if i not in useful and shapes[i] is not None
+                                  and dtypes[i] is not None)
         self.n_steps = len(steps)
 
     def run(self, oc, saved: list, head_grads: Sequence, monitor=None,
@@ -178,6 +185,8 @@ class BackwardPlan:
                     continue
                 prev = g[s]
                 g[s] = r if prev is None else prev + r
+        for i, shape, dt in self._zero_inputs:
+            g[i] = xp.zeros(shape, dt)
         return g[:self.n_inputs]
 
     def _run_placed(self, saved, head_grads, monitor, placement) -> list:
@@ -223,6 +232,11 @@ class BackwardPlan:
                     continue
                 prev = g[s]
                 g[s] = r if prev is None else prev + move_to(r, _ctx_of(prev))
+        if self._zero_inputs:
+            xp = placement[self._step_units[0]].xp if self._step_units else \
+                placement[0].xp
+            for i, shape, dt in self._zero_inputs:
+                g[i] = xp.zeros(shape, dt)
         return g[:self.n_inputs]
 
     def _report(self, monitor, xp, k: int, res) -> None:

@@ -299,16 +299,7 @@ class CachedOp:
         """
         NDArray = _NDArray or _nd_class()
         ctx = self._check_inputs(inputs)
-        n = self._info.n_inputs
-        if need_grad is True:
-            mask = tuple(i not in self._info.aux_inputs for i in range(n))
-        elif not need_grad:
-            mask = None
-        else:
-            mask = tuple(bool(m) and i not in self._info.aux_inputs
-                         for i, m in enumerate(need_grad))
-        if mask is not None and not any(mask):
-            mask = None
+        mask = self._grad_mask(need_grad)
         datas = [x._data for x in inputs]
         plan = self._plan(datas, ctx, bool(is_train), mask)
         if ctx.device_typeid == 2:
@@ -322,6 +313,25 @@ class CachedOp:
         state = None if mask is None else CachedOpCall(plan, saved, input_ctxs)
         head_ctxs = plan.head_ctxs or [ctx] * len(heads)
         return [NDArray(h, c or ctx) for h, c in zip(heads, head_ctxs)], state
+
+    def plan_for(self, inputs: Sequence, is_train: bool = False,
+                 need_grad: bool | Sequence[bool] = False) -> ForwardPlan:
+        """The plan a :meth:`forward` with these arguments runs (built if needed, not run)."""
+        ctx = self._check_inputs(inputs)
+        datas = [x._data for x in inputs]
+        plan = self._plan(datas, ctx, bool(is_train), self._grad_mask(need_grad))
+        return plan
+
+    def _grad_mask(self, need_grad):
+        n = self._info.n_inputs
+        if need_grad is True:
+            mask = tuple(i not in self._info.aux_inputs for i in range(n))
+        elif not need_grad:
+            mask = None
+        else:
+            mask = tuple(bool(m) and i not in self._info.aux_inputs
+                         for i, m in enumerate(need_grad))
+        return mask if mask is not None and any(mask) else None
 
     def backward(self, state: CachedOpCall, out_grads: Sequence) -> list:
         """Input gradients (raw arrays, ``None`` where not wanted) of a :meth:`forward` run.

@@ -253,6 +253,18 @@ class ForwardPlan:
         """Bytes of all planned (reused) buffers of this plan."""
         return self.memory.total_bytes
 
+    @property
+    def saved_bytes(self) -> int:
+        """Bytes of the entries a call keeps for backward (beyond the inputs)."""
+        if self.backward_plan is None:
+            return 0
+        total = 0
+        for s in self.saved_slots:
+            shape, dtype = self.shapes[s], self.dtypes[s]
+            if s >= self.n_inputs and shape is not None and dtype is not None:
+                total += int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        return total
+
     # -- running --------------------------------------------------------------------
     def run(self, datas: Sequence, keep: bool = False):
         """Run forward on raw input arrays.

@@ -182,8 +182,9 @@ class BaseSparseNDArray(NDArray):
         return out
 
     def attach_grad(self, grad_req: str = "write", stype=None) -> None:
-        """A gradient buffer of storage type ``stype`` (default: dense, as MXNet's)."""
-        super().attach_grad(grad_req, stype=stype)
+        """A gradient buffer of storage type ``stype`` (by default this array's own, as
+        MXNet 1.9.1 gives it)."""
+        super().attach_grad(grad_req, stype=self.stype if stype is None else stype)
 
     def check_format(self, full_check: bool = True) -> None:
         """Raise ``MXNetError`` when the storage is inconsistent."""

@@ -80,6 +80,7 @@ register(OpDef("_copy", _copy_forward, backward=_pass_backward,
 register(OpDef("BlockGrad", _copy_forward, backward=_zero_backward,
                infer_shape=same_shape_infer("BlockGrad"), aliases=("stop_gradient",),
                cuda="y = x", cuda_grad=("0",), fuse_int=True, backward_uses=(),
+               zero_gradient=True,
                backward_graph=_zero_graph,
                doc="Copy of the input that stops the gradient (zero gradient)."))
 

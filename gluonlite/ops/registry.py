@@ -228,6 +228,10 @@ class OpDef:
         a node of this operator (``name`` is the node's operator name as written) and
         its colour family (``'layer'``, ``'activation'``, ``'norm'``, ``'pooling'``,
         ``'shape'``, ``'output'``); by default the name, in the neutral colour.
+    zero_gradient : bool
+        Every input gradient is zero whatever the head gradient (``BlockGrad``): a
+        backward plan prunes the operator and everything feeding only it, so a graph
+        under ``stop_gradient`` keeps nothing for backward (MXNet's zero propagation).
     capturable : bool
         A CUDA graph captured from one call of ``forward`` replays it faithfully: its
         device work depends only on its inputs' contents and its attributes, and its
@@ -261,12 +265,13 @@ class OpDef:
                  saved_state: bool = False, capturable: bool = True,
                  grad_stypes: Callable | None = None,
                  summary_params: Callable | None = None,
-                 plot_style: Callable | None = None):
+                 plot_style: Callable | None = None, zero_gradient: bool = False):
         self.name = name
         self.saved_state = saved_state
         self.capturable = capturable
         self.grad_stypes = grad_stypes
         self.summary_params = summary_params
+        self.zero_gradient = zero_gradient
         self.plot_style = plot_style
         self.sparse_forward = sparse_forward
         self.sparse_from_dense = sparse_from_dense

@@ -10,6 +10,7 @@ from . import arith as _arith  # noqa: F401 - installs the operators on Symbol
 from .arith import pow, power, maximum, minimum, hypot  # noqa: F401
 from .creation import var, Variable, zeros, ones, full, arange, linspace, eye  # noqa: F401
 from . import fluent as _fluent
+from . import from_tape as _from_tape  # noqa: F401 - installs autograd.get_symbol
 from . import random  # noqa: F401
 
 _fluent.install()
