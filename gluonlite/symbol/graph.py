@@ -69,6 +69,8 @@ class Node:
         """``<name>_<output>`` names as ``list_outputs`` prints them (all outputs)."""
         if self.op is None:
             return (self.name,)
+        if not self.name:  # an atomic symbol (``Symbol._gen_atomic_symbol``): bare names
+            return tuple(self.op.output_names(self.attrs))
         return tuple(f"{self.name}_{o}" for o in self.op.output_names(self.attrs))
 
     def __repr__(self) -> str:

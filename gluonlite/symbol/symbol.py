@@ -168,6 +168,16 @@ class Symbol:
         """Every variable name (arguments and auxiliary states) in topological order."""
         return [n.name for n in topo_order(self._heads) if n.op is None]
 
+    def _gen_atomic_symbol(self) -> "Symbol":
+        """The operator of this symbol's (first) head alone: same operator and
+        attributes, no inputs and no name, every output a head (as MXNet's
+        ``MXGenAtomicSymbolFromSymbol`` gives it)."""
+        node = self._heads[0][0]
+        if node.op is None:
+            raise MXNetError("_gen_atomic_symbol: the symbol is a variable, not an operator")
+        atom = Node(node.op, "", node.attrs)
+        return Symbol([(atom, k) for k in range(len(atom.output_names()))])
+
     def get_internals(self) -> "Symbol":
         """A group of every visible output of every node, in topological order."""
         heads = []

@@ -60,3 +60,17 @@ def test_unknown_data_leaves_layers_unknown():
     assert flat.infer_shape_partial(d=(0, 4, 4, 4))[1] == [()]
     emb = mx.sym.Embedding(mx.sym.Variable("i"), input_dim=3, output_dim=2)
     assert emb.infer_shape_partial()[0] == [(), ()]
+
+
+def test_gen_atomic_symbol_is_the_bare_operator():
+    """As MXNet 1.9.1 gives it: no inputs, no name, every output of the head's operator."""
+    data, p = mx.sym.Variable("data"), mx.sym.Variable("param")
+    h0, h1 = mx.sym.Variable("h0"), mx.sym.Variable("h1")
+    s = mx.sym.RNN(data, p, h0, h1, state_size=10, num_layers=2, bidirectional=True,
+                   state_outputs=True, mode="lstm")
+    atom = s._gen_atomic_symbol()
+    assert atom.list_arguments() == []
+    assert atom.list_outputs() == ["output", "state_output", "statecell_output"]
+    assert atom.attr_dict()[""]["mode"] == "lstm"
+    fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")._gen_atomic_symbol()
+    assert fc.list_outputs() == ["output"] and fc.list_arguments() == []
