@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from . import symbol as _symbol_package
+from .symbol import cse as _cse
 from .backend import array_module
 from .base import MXNetError
 from .engine.cached_op import CachedOp
@@ -116,10 +117,15 @@ class Executor:
         if self._aux_names and aux_states is None:
             raise MXNetError(f"bind: aux_states must be given for {self._aux_names}")
         self.aux_arrays = _as_list("aux_states", aux_states, self._aux_names)
-        self._cached_op = CachedOp(symbol)
+        # the graph run: common subexpressions eliminated, as MXNet's executor does
+        # (MXNET_ELIMINATE_COMMON_EXPR=0 keeps the symbol as given)
+        self._run_symbol = symbol
+        if _cse.enabled():
+            self._run_symbol = _symbol_package.Symbol(_cse.eliminate_common_expr(symbol._heads))
+        self._cached_op = CachedOp(self._run_symbol)
         # the numbered graph (the one the CachedOp builds from the same heads): input
         # order and auxiliary inputs, output inference, debug_str
-        self._graph = GraphInfo(symbol._heads)
+        self._graph = GraphInfo(self._run_symbol._heads)
         # where each CachedOp input comes from
         arg_pos = {n: i for i, n in enumerate(self._arg_names)}
         aux_pos = {n: i for i, n in enumerate(self._aux_names)}
@@ -337,6 +343,10 @@ class Executor:
                                      f"{tuple(src.shape)}, expected {dst.shape}")
                 dst[:] = value
         return None
+
+    def get_optimized_symbol(self):
+        """The symbol this executor runs (common subexpressions eliminated)."""
+        return self._run_symbol
 
     def debug_str(self) -> str:
         """A text description of the graph and its memory plan."""
