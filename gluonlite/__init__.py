@@ -149,15 +149,33 @@ __all__ = ["base", "context", "Context", "cpu", "gpu", "cpu_pinned", "current_co
 # code written for MXNet uses them (GluonCV's Faster R-CNN anchors: ``dtype=np.float``).
 _NUMPY_BUILTIN_ALIASES = {"float": float, "int": int, "complex": complex, "object": object,
                           "str": str}
+# names NumPy 2.0 removed that MXNet-era code (MXNet 1.9's own tests included) still uses:
+# constants, scalar-type aliases and a few function aliases, bound to what they meant
+_NUMPY2_REMOVED_ALIASES = {
+    "NaN": float("nan"), "NAN": float("nan"), "Inf": float("inf"),
+    "Infinity": float("inf"), "infty": float("inf"), "PINF": float("inf"),
+    "NINF": float("-inf"), "PZERO": 0.0, "NZERO": -0.0,
+    "float_": "float64", "complex_": "complex128", "cfloat": "complex128",
+    "singlecomplex": "complex64", "longfloat": "longdouble", "clongfloat": "clongdouble",
+    "longcomplex": "clongdouble", "unicode_": "str_", "string_": "bytes_", "bool8": "bool_",
+    "int0": "intp", "uint0": "uintp", "object0": "object_", "str0": "str_",
+    "bytes0": "bytes_", "void0": "void",
+    "round_": "round", "product": "prod", "cumproduct": "cumprod", "sometrue": "any",
+    "alltrue": "all", "row_stack": "vstack",
+}
 
 
 def _restore_numpy_aliases() -> None:
     """Give NumPy back the builtin-type aliases it removed in 1.24, where it has none of
-    its own (a name NumPy defines again is left alone)."""
+    its own, and the names NumPy 2.0 removed (``NaN``, ``Inf``, ``float_``, ...); a name
+    NumPy defines is left alone."""
     import numpy
     for name, value in _NUMPY_BUILTIN_ALIASES.items():
         if name not in vars(numpy):
             setattr(numpy, name, value)
+    for name, value in _NUMPY2_REMOVED_ALIASES.items():
+        if name not in vars(numpy):  # a string names the NumPy attribute it stood for
+            setattr(numpy, name, getattr(numpy, value) if isinstance(value, str) else value)
 
 
 def install_mxnet_alias(numpy_aliases: bool = True) -> None:
@@ -166,7 +184,9 @@ def install_mxnet_alias(numpy_aliases: bool = True) -> None:
 
     With ``numpy_aliases`` (the default), also restore ``numpy.float``, ``numpy.int``,
     ``numpy.complex``, ``numpy.object`` and ``numpy.str`` (the builtin types, as NumPy
-    before 1.24 had them), which MXNet-era packages such as GluonCV still use.
+    before 1.24 had them), which MXNet-era packages such as GluonCV still use, and the
+    names NumPy 2.0 removed (``numpy.NaN``, ``numpy.NINF``, ``numpy.float_``,
+    ``numpy.product``, ...), bound to the values and types they stood for.
     """
     import types
 

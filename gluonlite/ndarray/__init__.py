@@ -21,7 +21,7 @@ from . import fluent as _fluent
 from . import random  # noqa: F401
 from . import utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
-from .extras import moveaxis, reset_arrays  # noqa: F401
+from .extras import moveaxis, reset_arrays, split_v2, onehot_encode  # noqa: F401
 from . import sparse  # noqa: F401
 from . import extras as _extras
 

@@ -1,14 +1,15 @@
 """Python-level ``mx.nd`` functions MXNet defines on top of its operators:
 ``moveaxis``, ``contrib.isinf`` / ``isfinite`` / ``isnan`` and the AdamW wrappers
 ``contrib.adamw_update`` / ``mp_adamw_update`` / ``multi_adamw_update`` /
-``multi_mp_adamw_update`` (which take ``rescale_grad`` as a number or an array) and
-``reset_arrays``."""
+``multi_mp_adamw_update`` (which take ``rescale_grad`` as a number or an array),
+``reset_arrays``, ``split_v2`` and the deprecated ``onehot_encode``."""
 from __future__ import annotations
 
 import numpy as np
 
 __all__ = ["moveaxis", "isinf", "isfinite", "isnan", "adamw_update", "mp_adamw_update",
-           "multi_adamw_update", "multi_mp_adamw_update", "reset_arrays"]
+           "multi_adamw_update", "multi_mp_adamw_update", "reset_arrays", "split_v2",
+           "onehot_encode"]
 
 
 def _axes(value, ndim: int, what: str) -> tuple:
@@ -124,3 +125,46 @@ def reset_arrays(*data, num_arrays: int | None = None, **kwargs) -> list:
     for arr in data:
         arr[:] = 0
     return []
+
+
+def split_v2(ary, indices_or_sections, axis: int = 0, squeeze_axis: bool = False):
+    """Split ``ary`` along ``axis`` into sub-arrays (MXNet's ``nd.split_v2``).
+
+    Parameters
+    ----------
+    ary : NDArray
+        Array to split.
+    indices_or_sections : int or tuple of int
+        An int ``N``: ``N`` equal parts (``ValueError`` if the axis does not divide).
+        A tuple: the sorted positions along ``axis`` where the parts begin (after the
+        first, which begins at 0).
+    axis : int
+        Axis to split along.
+    squeeze_axis : bool
+        Drop ``axis`` from parts of size 1 along it.
+
+    Returns
+    -------
+    NDArray or list of NDArray
+        The parts (one NDArray when there is one part).
+    """
+    from ._api import _internal
+    if isinstance(indices_or_sections, int):
+        size = ary.shape[axis]
+        if size % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        step = size // indices_or_sections
+        indices = [i * step for i in range(indices_or_sections)]
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return _internal._split_v2(ary, indices=tuple(indices), axis=axis,
+                               squeeze_axis=squeeze_axis)
+
+
+def onehot_encode(indices, out):
+    """Write into ``out`` (a matrix) rows one-hot at the 0-based columns ``indices``
+    (MXNet's deprecated ``nd.onehot_encode``; use ``one_hot``).  Returns ``out``."""
+    from ._api import _internal
+    return _internal._onehot_encode(indices, out, out=out)

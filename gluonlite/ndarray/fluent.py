@@ -1,5 +1,9 @@
 """Fluent methods: ``x.sum(axis=1)``, ``x.exp()``, ... call the ``nd`` function of
-the same name with ``x`` as the first input, as MXNet's NDArray methods do."""
+the same name with ``x`` as the first input, as MXNet's NDArray methods do.
+
+``flatten``, ``expand_dims`` and ``squeeze`` also take MXNet's ``inplace=True``: the
+result is then a reshaped view sharing memory with ``x``.
+"""
 from __future__ import annotations
 
 from .ndarray import NDArray
@@ -40,6 +44,13 @@ def install() -> None:
     if "SwapAxis" in _api._functions and not hasattr(NDArray, "swapaxes"):
         setattr(NDArray, "swapaxes", _make("swapaxes", "SwapAxis"))
 
+    NDArray.flatten = _flatten
+    NDArray.expand_dims = _expand_dims
+    NDArray.squeeze = _squeeze
+    NDArray.split_v2 = _split_v2
+    from .indexing import basic_slice_is_contiguous
+    NDArray._basic_indexing_slice_is_contiguous = staticmethod(basic_slice_is_contiguous)
+
     def as_np_ndarray(self):
         return self
     NDArray.as_nd_ndarray = as_np_ndarray
@@ -48,3 +59,54 @@ def install() -> None:
         from . import _api
         return _api.function("broadcast_to")(self, shape=shape)
     NDArray.broadcast_to = broadcast_to
+
+
+def _call(name, *args, **kwargs):
+    from . import _api
+    return _api.function(name)(*args, **kwargs)
+
+
+def _flatten(self, inplace: bool = False):
+    """Collapse all axes but the first (``nd.flatten``); with ``inplace`` a view."""
+    if not inplace:
+        return _call("flatten", self)
+    return self.reshape((0, -1))
+
+
+def _expand_dims(self, axis: int, inplace: bool = False):
+    """Insert an axis of size 1 at ``axis`` (``nd.expand_dims``); with ``inplace`` a
+    view."""
+    if not inplace:
+        return _call("expand_dims", self, axis=axis)
+    shape = list(self.shape)
+    if not -len(shape) - 1 <= axis <= len(shape):
+        raise ValueError(f"axis {axis} is out of range for {len(shape)}d array")
+    shape.insert(axis + len(shape) + 1 if axis < 0 else axis, 1)
+    return self.reshape(shape)
+
+
+def _squeeze(self, axis=None, inplace: bool = False):
+    """Remove axes of size 1 (those of ``axis``, or all; at least one axis stays), as
+    ``nd.squeeze``; with ``inplace`` a view."""
+    if not inplace:
+        return _call("squeeze", self, axis=axis)
+    shape = list(self.shape)
+    axes = [axis] if isinstance(axis, int) else list(axis or ())
+    if axes:
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"axis {axis} contains duplicates")
+        for a in axes:
+            if not -len(shape) <= a < len(shape):
+                raise ValueError(f"axis {a} is out of range for {len(shape)}d array")
+            if shape[a] != 1:
+                raise ValueError(f"squeeze target axis {a} must be size 1, got {shape[a]}")
+        drop = {a % len(shape) for a in axes}
+    else:
+        drop = {i for i, d in enumerate(shape) if d == 1}
+    return self.reshape([d for i, d in enumerate(shape) if i not in drop] or [1])
+
+
+def _split_v2(self, *args, **kwargs):
+    """Convenience method for ``nd.split_v2(self, ...)``."""
+    from .extras import split_v2
+    return split_v2(self, *args, **kwargs)

@@ -1,8 +1,10 @@
 """``NDArray.__getitem__`` and ``__setitem__`` with MXNet's view rules.
 
-An integer or a step-1 slice on the first axis is a view sharing storage with
-the source (when autograd is not recording it); every other index copies.
-While recording, indexing goes through registry operators so gradients flow.
+An integer or a step-1 slice on the first axis, and any basic index (integers,
+slices, ``None``, ``...``) whose result is C-contiguous in the source, give a view
+sharing storage with the source (when autograd is not recording it); every other
+index copies.  While recording, indexing goes through registry operators so
+gradients flow, and assigning a recorded value to part of an array is an error.
 """
 from __future__ import annotations
 
@@ -92,6 +94,39 @@ def _is_advanced(raw) -> bool:
     return any(hasattr(p, "shape") and not np.isscalar(p) for p in parts)
 
 
+def basic_slice_is_contiguous(slc_key, shape) -> bool:
+    """Whether slicing an array of ``shape`` with ``slc_key`` (one ``slice`` per axis)
+    gives a C-contiguous block of it (MXNet's
+    ``NDArray._basic_indexing_slice_is_contiguous``).
+
+    Every axis with more than one selected element must advance by exactly the number
+    of elements selected after it: step 1 (or any step when one element is selected)
+    and all axes after it whole, up to axes of one element.
+    """
+    if len(slc_key) != len(shape):
+        raise ValueError(f"slice key {slc_key} and shape {shape} differ in length")
+    lens, steps = [], []
+    for slc, n in zip(slc_key, shape):
+        start, stop, step = slc.indices(n)
+        lens.append(len(range(start, stop, step)))
+        steps.append(step)
+    if int(np.prod(lens)) in (0, 1):
+        return True
+    for i, n_sel in enumerate(lens):
+        if n_sel > 1 and steps[i] * int(np.prod(shape[i + 1:])) != int(np.prod(lens[i + 1:])):
+            return False
+    return True
+
+
+def _basic_view(x: NDArray, raw, data):
+    """A view of ``data`` (``x._data[raw]``) when ``raw`` is a basic index giving a
+    C-contiguous block, as MXNet returns; ``None`` otherwise."""
+    if _is_advanced(raw) or data.ndim == 0 or not isinstance(data, type(x._data)) or \
+            not data.flags.c_contiguous:
+        return None
+    return x._view(data)
+
+
 def getitem(x: NDArray, key) -> NDArray:
     """``x[key]`` with MXNet's view rules."""
     if x.ndim == 0:
@@ -109,9 +144,12 @@ def getitem(x: NDArray, key) -> NDArray:
         except IndexError as err:
             raise MXNetError(f"index {key!r} is invalid for an array of shape {x.shape}: "
                              f"{err}") from err
+        view = _basic_view(x, raw, data)
+        if view is not None:
+            return view
         if data.ndim == 0:
             data = data.reshape(1)
-        # basic indexing gives a NumPy view, which MXNet semantics say must be a copy
+        # other basic indexing gives a NumPy view, which MXNet semantics say must be a copy
         return NDArray(data if _is_advanced(raw) else data.copy(), x._ctx)
     return _recorded_getitem(x, key)
 
@@ -147,8 +185,26 @@ def _drop_leading_ones(v, ndim: int):
     return v.reshape(shape[extra:])
 
 
+def _is_whole(key) -> bool:
+    """Whether ``key`` selects the whole array (``None``, ``...``, ``:`` or a tuple of
+    them): MXNet assigns to it by a copy, which autograd does not see."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or (isinstance(p, slice) and p == slice(None))
+               for p in parts)
+
+
 def setitem(x: NDArray, key, value) -> None:
-    """``x[key] = value`` in place; bumps the storage version."""
+    """``x[key] = value`` in place; bumps the storage version.
+
+    Raises
+    ------
+    MXNetError
+        While recording, when ``value`` is part of the recorded graph and ``key`` selects
+        part of ``x`` (MXNet refuses such in-place writes).
+    """
+    if isinstance(value, NDArray) and _in_graph(value) and not _is_whole(key):
+        raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                         "recording with autograd.")
     if isinstance(value, NDArray):
         v = value._data
         if array_module(v) is not array_module(x._data):

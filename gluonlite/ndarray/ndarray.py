@@ -49,9 +49,9 @@ class NDArray:
 
     __slots__ = ("_data", "_ctx", "_chunk", "_entry", "_grad", "_grad_req", "_fresh",
                  "__weakref__")
+    # NumPy defers `ndarray + NDArray` to NDArray.__radd__; NumPy functions and ufuncs
+    # applied to an NDArray (np.all(x == 1)) see it through __array__, as in MXNet
     __array_priority__ = 1000.0
-    # NumPy then defers `ndarray + NDArray` to NDArray.__radd__ instead of converting us
-    __array_ufunc__ = None
 
     def __init__(self, data, ctx: Context | None = None):
         self._data = data
@@ -299,6 +299,9 @@ class NDArray:
         return {"data": self.asnumpy(), "ctx": (self._ctx.device_type, self._ctx.device_id)}
 
     def __setstate__(self, state):
+        if "handle" in state:  # MXNet's pickled state: one array record in nd.save format
+            from .serialization import loads_record
+            state = loads_record(state["handle"])
         ctx = Context(*state["ctx"])
         data = state["data"]
         if ctx.device_typeid == 2:
@@ -413,13 +416,22 @@ def array(source_array, ctx: Context | None = None, dtype=None) -> NDArray:
 
 
 def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
-    """Wrap a NumPy array (shares memory when ``zero_copy`` and the array is C-contiguous)."""
-    if zero_copy and ndarray.flags.c_contiguous:
-        return NDArray(ndarray if ndarray.ndim else ndarray.reshape(1), _CPU0)
+    """Wrap a NumPy array.  With ``zero_copy`` the NDArray takes the array's memory, as
+    MXNet does: the array must be C-contiguous (``ValueError`` otherwise) and becomes
+    read-only; writes through the NDArray show in it."""
+    if zero_copy:
+        if not ndarray.flags.c_contiguous:
+            raise ValueError("from_numpy: only C-contiguous arrays can be zero-copied")
+        data = ndarray.reshape(ndarray.shape or (1,))  # a view, writable when the source is
+        ndarray.flags.writeable = False
+        return NDArray(_writable(data), _CPU0)
     return NDArray(np.ascontiguousarray(ndarray).reshape(ndarray.shape or (1,)).copy(), _CPU0)
 
 
-def _creation(fill, shape, ctx, dtype, value=None) -> NDArray:
+def _creation(fill, shape, ctx, dtype, value=None, out=None) -> NDArray:
+    if out is not None:  # MXNet's creation functions take ``out=`` and fill it
+        out[:] = _creation(fill, shape, ctx if ctx is not None else out.context, dtype, value)
+        return out
     ctx = _resolve_ctx(ctx)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
@@ -458,21 +470,17 @@ def zeros(shape, ctx: Context | None = None, dtype=None, stype=None, **kwargs) -
     if stype is not None and stype != "default":
         from .sparse import zeros as sparse_zeros
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
-    return _creation("zeros", shape, ctx, dtype)
+    return _creation("zeros", shape, ctx, dtype, out=kwargs.get("out"))
 
 
 def ones(shape, ctx: Context | None = None, dtype=None, **kwargs) -> NDArray:
     """Array of ones (float32 by default)."""
-    return _creation("ones", shape, ctx, dtype)
+    return _creation("ones", shape, ctx, dtype, out=kwargs.get("out"))
 
 
 def full(shape, val, ctx: Context | None = None, dtype=np.float32, out=None) -> NDArray:
     """Array filled with ``val``."""
-    res = _creation("full", shape, ctx, dtype, val)
-    if out is not None:
-        out[:] = res
-        return out
-    return res
+    return _creation("full", shape, ctx, dtype, val, out=out)
 
 
 def arange(start, stop=None, step: float = 1.0, repeat: int = 1, infer_range=None,

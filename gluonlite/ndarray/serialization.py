@@ -72,7 +72,7 @@ FLAG_BY_DTYPE = {dt: flag for flag, dt in DTYPE_BY_FLAG.items()}
 DEVICE_TYPES = (1, 2, 3, 5)          # cpu, gpu, cpu_pinned, cpu_shared
 STYPE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
 
-__all__ = ["dumps", "loads", "LIST_MAGIC", "V1_MAGIC", "V2_MAGIC", "V3_MAGIC",
+__all__ = ["dumps", "loads", "loads_record", "LIST_MAGIC", "V1_MAGIC", "V2_MAGIC", "V3_MAGIC",
            "DTYPE_BY_FLAG", "FLAG_BY_DTYPE"]
 
 
@@ -228,11 +228,12 @@ def _read_data(r: _Reader, shape: Tuple[int, ...], flag: int, field: str) -> np.
     return np.frombuffer(raw, dtype=dt.newbyteorder("<")).astype(dt).reshape(shape)
 
 
-def _read_context(r: _Reader) -> None:
+def _read_context(r: _Reader) -> Tuple[int, int]:
     at = r.pos
     dev_type, dev_id = r.unpack("<ii", "context")
     if dev_type not in DEVICE_TYPES or dev_id < 0:
         raise r.fail(f"invalid context (device type {dev_type}, id {dev_id}) at byte {at}")
+    return dev_type, dev_id
 
 
 def _sparse_storage(r: _Reader, stype: int, shape, data: np.ndarray,
@@ -366,3 +367,32 @@ def loads(buf, what: str = "buffer") -> Tuple[List[Optional[np.ndarray]], Option
             return _parse(buf, what, zero_dim_scalar=False)
         except MXNetError:
             raise first from None
+
+
+_DEVICE_NAMES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+
+
+def loads_record(buf, what: str = "pickled NDArray state") -> dict:
+    """Parse one dense V2/V3 array record, what MXNet's ``NDArray.__getstate__`` keeps
+    under ``'handle'`` (``MXNDArraySaveRawBytes``).
+
+    Returns
+    -------
+    dict
+        ``{'data': numpy array, 'ctx': (device type name, device id)}``.
+
+    Raises
+    ------
+    MXNetError
+        If ``buf`` is not one well-formed dense array record.
+    """
+    r = _Reader(bytes(buf), what)
+    head = r.u32("array record")
+    if head not in (V2_MAGIC, V3_MAGIC) or r.i32("storage type") != 0:
+        raise r.fail("is not a dense MXNet array record")
+    shape = _read_shape(r, True)
+    dev_type, dev_id = _read_context(r)
+    data = _read_data(r, shape, _read_dtype(r), "array data")
+    if r.remaining:
+        raise r.fail(f"has {r.remaining} bytes after the array record")
+    return {"data": data, "ctx": (_DEVICE_NAMES[dev_type], dev_id)}

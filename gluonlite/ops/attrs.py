@@ -94,6 +94,10 @@ def _parse_dtype(v):
 def _parse_str(v):
     if v is None:
         return None
+    if isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(v, np.generic)):
+        # a dtype given as ``np.float64`` or ``np.dtype('int32')`` to a string attribute
+        # with dtype-name choices (topk's, argsort's ``dtype``): MXNet takes its name
+        return np.dtype(v).name
     return str(v).strip().strip("'\"") if isinstance(v, str) else str(v)
 
 

@@ -266,3 +266,81 @@ _register_slicer("slice_axis", _slice_axis_key,
 _register_slicer("slice_like", _slice_like_key, inputs=("data", "shape_like"),
                  attrs={"axes": Attr("shape", ())},
                  doc="Slice data to the shape of shape_like on ``axes`` (all when empty).")
+
+
+# -- _split_v2 ------------------------------------------------------------------------------
+def _split_v2_bounds(attrs, shape):
+    """``(axis, [(begin, end), ...])`` of the parts: ``sections`` equal-as-possible parts
+    (the first ``size % sections`` one longer) when given, else from ``indices`` (which
+    start at 0; the last part runs to the end of the axis)."""
+    axis = norm_axis("_split_v2", attrs.axis, len(shape))
+    n = shape[axis]
+    if attrs.sections > 0:
+        small, extra = divmod(n, attrs.sections)
+        starts = [i * small + min(i, extra) for i in range(attrs.sections)]
+    else:
+        starts = list(attrs.indices)
+        if not starts or starts[0] != 0:
+            fail("_split_v2", f"indices {tuple(starts)} must start with 0", shape)
+    ends = starts[1:] + [n]
+    for i, (b, e) in enumerate(zip(starts, ends)):
+        if e > n:
+            fail("_split_v2", f"end {e} is no less than the size of the axis {n}", shape)
+        if b > e:
+            fail("_split_v2", f"start {b} is not less than end {e} for subarray {i}", shape)
+    if attrs.squeeze_axis and any(e - b != 1 for b, e in zip(starts, ends)):
+        fail("_split_v2", f"squeeze_axis needs parts of size 1 along axis {axis}", shape)
+    return axis, list(zip(starts, ends))
+
+
+def _split_v2_parts(attrs, shape):
+    axis, bounds = _split_v2_bounds(attrs, shape)
+    keys = [(slice(None),) * axis + (slice(b, e),) for b, e in bounds]
+    return axis, keys
+
+
+def _split_v2_fwd(oc, attrs, inputs, out):
+    x = inputs[0]
+    axis, keys = _split_v2_parts(attrs, x.shape)
+    parts = [x[k] for k in keys]
+    if attrs.squeeze_axis:
+        parts = [p.reshape(p.shape[:axis] + p.shape[axis + 1:] or (1,)) for p in parts]
+    return [put(out, i, p if out is not None else p.copy()) for i, p in enumerate(parts)]
+
+
+def _split_v2_bwd(oc, attrs, inputs, outputs, out_grads):
+    x = inputs[0]
+    _, keys = _split_v2_parts(attrs, x.shape)
+    dx = oc.xp.zeros(x.shape, dtype=out_grads[0].dtype)
+    for k, g in zip(keys, out_grads):
+        dx[k] = g.reshape(dx[k].shape)
+    return [dx]
+
+
+def _split_v2_infer(attrs, in_shapes):
+    s = in_shapes[0]
+    n_out = _split_v2_count(attrs)
+    if s is None:
+        return [None], [None] * n_out
+    s = tuple(s)
+    axis, bounds = _split_v2_bounds(attrs, s)
+    outs = []
+    for b, e in bounds:
+        o = s[:axis] + (e - b,) + s[axis + 1:]
+        outs.append(s[:axis] + s[axis + 1:] or (1,) if attrs.squeeze_axis else o)
+    return [s], outs
+
+
+def _split_v2_count(attrs):
+    return attrs.sections if attrs.sections > 0 else len(attrs.indices)
+
+
+register(OpDef("_split_v2", _split_v2_fwd, backward=_split_v2_bwd,
+               attrs={"indices": Attr("shape"), "axis": Attr("int", 1),
+                      "squeeze_axis": Attr("bool", False), "sections": Attr("int", 0)},
+               num_outputs=_split_v2_count, infer_shape=_split_v2_infer,
+               output_names=lambda attrs: tuple(f"output{i}"
+                                                for i in range(_split_v2_count(attrs))),
+               aliases=("_npi_split",), backward_uses=("inputs",),
+               doc="Split along ``axis`` at ``indices`` (starting with 0) or into "
+                   "``sections`` parts (MXNet ``_split_v2``, behind ``nd.split_v2``)."))

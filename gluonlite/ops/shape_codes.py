@@ -5,6 +5,11 @@ from __future__ import annotations
 from ..base import MXNetError
 
 
+class ReshapeSizeError(MXNetError, ValueError):
+    """A reshape to a shape of another size.  Also a ``ValueError``: MXNet's
+    ``NDArray.reshape`` raises ``ValueError`` for it ("Cannot reshape array of size ...")."""
+
+
 def _tokens(codes):
     toks, i = [], 0
     while i < len(codes):
@@ -106,7 +111,7 @@ def reshape_shape(src: tuple, codes: tuple, reverse: bool = False, op: str = "Re
         for d in out:
             size *= d
         if size != total and not (allow_unknown and (size == 0 or total == 0)):
-            raise bad
+            raise ReshapeSizeError(f"{bad} (size {total} into size {size})")
     if reverse:
         out = out[::-1]
     return tuple(out)

@@ -1,4 +1,5 @@
-"""Samples for ``Concat``, ``stack``, ``split``, ``slice``, ``slice_axis``, ``slice_like``."""
+"""Samples for ``Concat``, ``stack``, ``split``, ``slice``, ``slice_axis``, ``slice_like``,
+``_split_v2``."""
 import numpy as np
 
 from ..harness import Sample
@@ -20,6 +21,17 @@ def _split_ref(x, num_outputs, axis=1, squeeze_axis=False):
     if squeeze_axis:
         parts = [np.squeeze(p, axis=axis) for p in parts]
     return parts if num_outputs > 1 else parts[0]
+
+
+def _split_v2_ref(x, indices=(), axis=1, squeeze_axis=False, sections=0):
+    n = x.shape[axis]
+    if sections:
+        small, extra = divmod(n, sections)
+        indices = [i * small + min(i, extra) for i in range(sections)]
+    parts = np.split(x, list(indices[1:]), axis=axis)
+    if squeeze_axis:
+        parts = [np.squeeze(p, axis=axis) for p in parts]
+    return parts if len(parts) > 1 else parts[0]
 
 
 SAMPLES = {
@@ -56,5 +68,17 @@ SAMPLES = {
         Sample([_x(4, 5), _x(2, 3)], ref=lambda a, b: a[:2, :3], grad=[0]),
         Sample([_x(4, 5, 3), _x(2, 3, 1)], dict(axes=(1, -1)), ref=lambda a, b, **_: a[:, :3, :1],
                grad=[0]),
+    ],
+    "_split_v2": [
+        # nd.split_v2(x, (1, 3, 5), axis=1) on (2, 6): parts of 1, 2, 2 and 1 columns
+        Sample([_x(2, 6)], dict(indices=(0, 1, 3, 5)), ref=_split_v2_ref, name="indices"),
+        Sample([_x(3, 2, 1)], dict(indices=(0, 1, 2), axis=0, squeeze_axis=True),
+               ref=_split_v2_ref, name="squeeze"),
+        # the last part may be empty: indices (0, 6) on 6 columns give (2, 6) and (2, 0)
+        Sample([_x(2, 6)], dict(indices=(0, 6)), ref=_split_v2_ref, grad=False,
+               name="empty_last"),
+        Sample([_x(7, 2)], dict(indices=(0,), axis=0, sections=3), ref=_split_v2_ref,
+               name="sections_uneven"),
+        Sample([_x(4)], dict(indices=(0,), axis=0), ref=_split_v2_ref, name="one_part"),
     ],
 }
