@@ -155,6 +155,15 @@ class Node:
         self.state = state  # what a ``saved_state`` operator's forward kept for backward
 
 
+def live_entry(x):
+    """``x``'s tape entry, or ``None`` once a backward without ``retain_graph`` freed its
+    graph: MXNet then treats the array as a constant in later recordings."""
+    entry = x._entry
+    if entry is not None and entry[0].freed:
+        x._entry = entry = None
+    return entry
+
+
 def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx, state=None):
     """Record one operator call if any input takes part in a gradient; called by invoke.
 
@@ -163,6 +172,8 @@ def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx, st
     parents = None
     for i, x in enumerate(inputs):
         entry = x._entry
+        if entry is not None and entry[0].freed:
+            entry = live_entry(x)
         if entry is None:
             req = x._grad_req
             if req is None or req == "null":

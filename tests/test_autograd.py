@@ -277,3 +277,24 @@ def test_sparse_arrays_get_gradients_of_their_own_storage():
         y = mx.nd.dot(lhs, rhs)
     y.backward()
     assert rhs.grad.stype == "row_sparse" and rhs.grad.asnumpy().sum() == 48.0
+
+
+def test_outputs_of_a_freed_graph_are_constants_in_the_next_recording():
+    """MXNet's test_cached: after backward (no retain_graph) its arrays are constants."""
+    w = mx.nd.ones((3,))
+    w.attach_grad()
+    b = mx.nd.ones((3,))
+    b.attach_grad()
+    with mx.autograd.record():
+        b = b + 1
+        (w * b).backward()
+    with mx.autograd.record():
+        b = b + 1           # b's graph was freed: a constant (3, 3, 3) now
+        y = w * b
+    y.backward()
+    assert w.grad.asnumpy().tolist() == [3.0, 3.0, 3.0]
+    with mx.autograd.record():
+        z = w * 2
+    z.backward()
+    with pytest.raises(mx.MXNetError, match="already freed"):
+        z.backward()

@@ -249,7 +249,7 @@ class CachedOp:
 
     def _grad_parents(self, inputs):
         """Tape parents of the inputs and the mask of inputs that want gradients."""
-        parents = [x._entry if x._entry is not None
+        parents = [_ag.live_entry(x) if x._entry is not None
                    else (x if x._grad_req is not None and x._grad_req != "null" else None)
                    for x in inputs]
         for i in self._info.aux_inputs:
