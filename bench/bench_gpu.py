@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 
@@ -46,22 +45,16 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+from bench_ops import _median_ms  # noqa: E402 - the same timing as the CPU/GPU op bench
 MODELS = os.path.join(HERE, "..", "tests", "fixtures", "models")
 # ResNet-18 batch and image size (``--device cpu`` checks the code on small ones)
 RESNET = {"batch": 32, "size": 224}
 
 
 def median_ms(step, sync, steps: int, warmup: int = 3) -> float:
-    for _ in range(warmup):
-        step()
-    sync()
-    times = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        step()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    """Median milliseconds of ``step`` (synchronised) after ``warmup`` calls."""
+    return _median_ms(step, sync, steps, warmup)
 
 
 class Bench:
