@@ -20,6 +20,7 @@ import numpy as np
 
 from . import symbol as _symbol_package
 from .symbol import cse as _cse
+from .symbol.creation import declared_stype
 from .backend import array_module
 from .base import MXNetError
 from .engine.cached_op import CachedOp
@@ -388,17 +389,12 @@ class Executor:
         return f"<Executor {self._out_names} @{self._ctx}>"
 
 
-# ``__storage_type__`` codes of a variable's attributes
-_STYPE_NAMES = {"0": "default", "1": "row_sparse", "2": "csr"}
-
-
 def _storage_types(symbol, arg_names, stype_dict) -> tuple:
     """Storage types of the arguments (declared by ``Variable(stype=...)`` or
     ``stype_dict``) and of their gradients (MXNet's backward inference through the
     operators' ``grad_stypes``: row_sparse where every consumer says so)."""
     attrs = symbol.attr_dict()
-    stypes = {n: _STYPE_NAMES.get(attrs.get(n, {}).get("__storage_type__"), "default")
-              for n in arg_names}
+    stypes = {n: declared_stype(attrs.get(n, {})) for n in arg_names}
     stypes.update(stype_dict or {})
     info = GraphInfo(symbol._heads)
     names, n_in = info.input_names, info.n_inputs

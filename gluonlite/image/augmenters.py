@@ -49,8 +49,9 @@ def _jsonable(value):
     return value
 
 
-class Augmenter:
-    """Base class: keeps the constructor's arguments for :meth:`dumps`.
+class _Described:
+    """Keeps an augmenter's constructor arguments for :meth:`dumps` (shared by the
+    classification and the detection augmenters, separate classes as in MXNet).
 
     Parameters
     ----------
@@ -64,6 +65,10 @@ class Augmenter:
     def dumps(self) -> str:
         """JSON ``[class name in lower case, arguments]``."""
         return json.dumps([type(self).__name__.lower(), self._kwargs])
+
+
+class Augmenter(_Described):
+    """Base class of the image augmenters (``__call__(src)``), with :meth:`dumps`."""
 
     def __call__(self, src):
         raise NotImplementedError("Must override implementation.")

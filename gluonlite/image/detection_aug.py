@@ -13,7 +13,6 @@ give the same crops, pads and boxes.
 """
 from __future__ import annotations
 
-import json
 import logging
 import math
 import numbers
@@ -23,9 +22,9 @@ import warnings
 import numpy as np
 
 from .. import ndarray as nd
-from .augmenters import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug,
+from .augmenters import (Augmenter, _Described, CastAug, ColorJitterAug, ColorNormalizeAug,
                          ForceResizeAug, HueJitterAug, LightingAug, RandomGrayAug, ResizeAug,
-                         _IMAGENET_MEAN, _IMAGENET_STD, _PCA_EIGVAL, _PCA_EIGVEC, _jsonable)
+                         _IMAGENET_MEAN, _IMAGENET_STD, _PCA_EIGVAL, _PCA_EIGVEC)
 from .image import fixed_crop
 
 __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalFlipAug",
@@ -80,22 +79,9 @@ def _pad_constant(src, top: int, bottom: int, left: int, right: int, values):
 
 
 # -- augmenters -----------------------------------------------------------------------------
-class DetAugmenter:
-    """Base class of the detection augmenters: keeps the constructor's arguments for
-    :meth:`dumps`.
-
-    Parameters
-    ----------
-    **kwargs
-        The arguments that describe the augmenter (arrays are stored as lists).
-    """
-
-    def __init__(self, **kwargs):
-        self._kwargs = {key: _jsonable(value) for key, value in kwargs.items()}
-
-    def dumps(self) -> str:
-        """JSON ``[class name in lower case, arguments]``."""
-        return json.dumps([type(self).__name__.lower(), self._kwargs])
+class DetAugmenter(_Described):
+    """Base class of the detection augmenters (``__call__(src, label)``), with
+    :meth:`dumps`."""
 
     def __call__(self, src, label):
         raise NotImplementedError("Must override implementation.")

@@ -24,6 +24,7 @@ import warnings
 
 from .. import ndarray as nd
 from .. import optimizer as opt
+from ..symbol.creation import declared_stype
 from ..base import MXNetError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
@@ -34,10 +35,6 @@ from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 
 __all__ = ["Module"]
-
-
-# ``__storage_type__`` codes of a variable's attributes
-_STYPE_NAMES = {"0": "default", "1": "row_sparse", "2": "csr"}
 
 
 class Module(BaseModule):
@@ -200,8 +197,7 @@ class Module(BaseModule):
         attrs = self._symbol.attr_dict()
         # the CPU copies keep a variable's declared storage type (stype='row_sparse'); the
         # devices compute on dense arrays
-        stypes = {n: _STYPE_NAMES.get(a.get("__storage_type__"), "default")
-                  for n, a in attrs.items()}
+        stypes = {n: declared_stype(a) for n, a in attrs.items()}
         if self._arg_params is None:
             self._arg_params = {n: nd.zeros(params[n].shape, dtype=params[n].dtype,
                                             stype=stypes.get(n, "default"))

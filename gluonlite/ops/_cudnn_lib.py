@@ -233,13 +233,33 @@ def _ints(values) -> _c.Array:
     return (_I * len(values))(*[int(v) for v in values])
 
 
-class TensorDesc:
-    """A packed (C-order) tensor descriptor of 4 to 8 dimensions."""
+class _Descriptor:
+    """A cuDNN descriptor of kind ``_KIND`` (``cudnnCreate<kind>Descriptor``), destroyed
+    with the object."""
 
     __slots__ = ("ptr",)
+    _KIND = ""
+
+    def __init__(self):
+        self.ptr = None
+        d = _P()
+        _lib.check(f"cudnnCreate{self._KIND}Descriptor", _c.byref(d))
+        self.ptr = d.value
+
+    def __del__(self):
+        if _lib is not None and self.ptr:
+            getattr(_lib, f"cudnnDestroy{self._KIND}Descriptor")(self.ptr)
+            self.ptr = None
+
+
+class TensorDesc(_Descriptor):
+    """A tensor descriptor of 4 to 8 dimensions (packed C order unless ``strides``)."""
+
+    __slots__ = ()
+    _KIND = "Tensor"
 
     def __init__(self, dtype_code: int, shape, strides=None):
-        lib = _lib
+        super().__init__()
         shape = tuple(int(s) for s in shape)
         if strides is None:
             strides, acc = [], 1
@@ -247,80 +267,51 @@ class TensorDesc:
                 strides.append(acc)
                 acc *= max(s, 1)
             strides = tuple(reversed(strides))
-        d = _P()
-        lib.check("cudnnCreateTensorDescriptor", _c.byref(d))
-        self.ptr = d.value
-        lib.check("cudnnSetTensorNdDescriptor", self.ptr, dtype_code, len(shape),
-                  _ints(shape), _ints(strides))
-
-    def __del__(self):
-        if _lib is not None and self.ptr:
-            _lib.cudnnDestroyTensorDescriptor(self.ptr)
-            self.ptr = None
+        _lib.check("cudnnSetTensorNdDescriptor", self.ptr, dtype_code, len(shape),
+                   _ints(shape), _ints(strides))
 
 
-class FilterDesc:
+class FilterDesc(_Descriptor):
     """A packed ``(K, C / groups, *kernel)`` filter descriptor."""
 
-    __slots__ = ("ptr",)
+    __slots__ = ()
+    _KIND = "Filter"
 
     def __init__(self, dtype_code: int, shape):
-        lib = _lib
-        d = _P()
-        lib.check("cudnnCreateFilterDescriptor", _c.byref(d))
-        self.ptr = d.value
-        lib.check("cudnnSetFilterNdDescriptor", self.ptr, dtype_code, TENSOR_NCHW,
-                  len(shape), _ints(shape))
-
-    def __del__(self):
-        if _lib is not None and self.ptr:
-            _lib.cudnnDestroyFilterDescriptor(self.ptr)
-            self.ptr = None
+        super().__init__()
+        _lib.check("cudnnSetFilterNdDescriptor", self.ptr, dtype_code, TENSOR_NCHW,
+                   len(shape), _ints(shape))
 
 
-class ConvDesc:
+class ConvDesc(_Descriptor):
     """A cross-correlation descriptor (what MXNet calls convolution)."""
 
-    __slots__ = ("ptr",)
+    __slots__ = ()
+    _KIND = "Convolution"
 
     def __init__(self, pad, stride, dilate, groups: int, compute_code: int, math: int):
-        lib = _lib
-        d = _P()
-        lib.check("cudnnCreateConvolutionDescriptor", _c.byref(d))
-        self.ptr = d.value
-        lib.check("cudnnSetConvolutionNdDescriptor", self.ptr, len(pad), _ints(pad),
-                  _ints(stride), _ints(dilate), CROSS_CORRELATION, compute_code)
-        lib.check("cudnnSetConvolutionGroupCount", self.ptr, int(groups))
+        super().__init__()
+        _lib.check("cudnnSetConvolutionNdDescriptor", self.ptr, len(pad), _ints(pad),
+                   _ints(stride), _ints(dilate), CROSS_CORRELATION, compute_code)
+        _lib.check("cudnnSetConvolutionGroupCount", self.ptr, int(groups))
         self.set_math(math)
 
     def set_math(self, math: int) -> None:
         _lib.check("cudnnSetConvolutionMathType", self.ptr, int(math))
 
-    def __del__(self):
-        if _lib is not None and self.ptr:
-            _lib.cudnnDestroyConvolutionDescriptor(self.ptr)
-            self.ptr = None
 
-
-class PoolDesc:
+class PoolDesc(_Descriptor):
     """A pooling descriptor (max, or average including/excluding padding)."""
 
-    __slots__ = ("ptr",)
+    __slots__ = ()
+    _KIND = "Pooling"
 
     def __init__(self, mode: int, window, pad, stride):
-        lib = _lib
-        d = _P()
-        lib.check("cudnnCreatePoolingDescriptor", _c.byref(d))
-        self.ptr = d.value
+        super().__init__()
         # max pooling keeps NaN, as MXNet's (and the NumPy path's) maximum does
         nan = PROPAGATE_NAN if mode == POOL_MAX else NOT_PROPAGATE_NAN
-        lib.check("cudnnSetPoolingNdDescriptor", self.ptr, mode, nan,
-                  len(window), _ints(window), _ints(pad), _ints(stride))
-
-    def __del__(self):
-        if _lib is not None and self.ptr:
-            _lib.cudnnDestroyPoolingDescriptor(self.ptr)
-            self.ptr = None
+        _lib.check("cudnnSetPoolingNdDescriptor", self.ptr, mode, nan,
+                   len(window), _ints(window), _ints(pad), _ints(stride))
 
 
 # ------------------------------------------------------------------------------------

@@ -387,7 +387,7 @@ def _mul_kernel(oc, attrs, inputs, out):
     return [from_dense(xp, product, "csr")]
 
 
-def _extremum_kernel(name: str):
+def _pair_kernel(name: str):
     """``_maximum``/``_minimum``/``_hypot`` of two sparse arrays of one type (0 where
     neither stores a value: each gives 0 for two zeros), as MXNet keeps them sparse."""
     def kernel(oc, attrs, inputs, out):
@@ -475,9 +475,9 @@ def _attach() -> None:
         get_op(f"{prefix}_add").sparse_forward = _add_sub_kernel(1.0)
         get_op(f"{prefix}_sub").sparse_forward = _add_sub_kernel(-1.0)
         get_op(f"{prefix}_mul").sparse_forward = _mul_kernel
-    get_op("_maximum").sparse_forward = _extremum_kernel("maximum")
-    get_op("_minimum").sparse_forward = _extremum_kernel("minimum")
-    get_op("_hypot").sparse_forward = _extremum_kernel("hypot")
+    get_op("_maximum").sparse_forward = _pair_kernel("maximum")
+    get_op("_minimum").sparse_forward = _pair_kernel("minimum")
+    get_op("_hypot").sparse_forward = _pair_kernel("hypot")
     get_op("add_n").sparse_forward = _add_n_kernel
     get_op("zeros_like").sparse_forward = _zeros_like_kernel
     get_op("dot").sparse_forward = _dot_kernel

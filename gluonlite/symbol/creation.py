@@ -18,6 +18,15 @@ DTYPE_NAMES = {v: k for k, v in DTYPE_CODES.items()}
 STYPE_CODES = {"default": 0, "row_sparse": 1, "csr": 2}
 
 
+def declared_stype(attrs: dict) -> str:
+    """The storage type a variable's attributes declare (``__storage_type__``)."""
+    code = attrs.get("__storage_type__")
+    for name, value in STYPE_CODES.items():
+        if code == str(value):
+            return name
+    return "default"
+
+
 def _dtype_code(dtype) -> int:
     name = dtype if dtype == "bfloat16" else np.dtype(dtype).name
     return DTYPE_CODES[name]
