@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+from collections import defaultdict
 
 __all__ = ["AttrScope"]
 
@@ -27,6 +28,8 @@ class AttrScope:
 
     _current = threading.local()
     current = _CurrentProperty()
+    # how many control-flow subgraphs of each base name were made (``foreach0``, ...)
+    _subgraph_names: "defaultdict[str, int]" = defaultdict(int)
 
     def __init__(self, **kwargs: str) -> None:
         self._old_scope = None

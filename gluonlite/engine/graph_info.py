@@ -84,7 +84,11 @@ class GraphInfo:
                 slot_of[(id(node), k)] = s
             nxt += n_out
             ins = [slot_of[(id(src), idx)] for src, idx in node.inputs]
-            self.units.append(OpUnit(node.op, node.attrs, node.name, ins, outs, node,
+            attrs = node.attrs
+            if node.op.num_subgraphs:  # control flow: subgraphs the operator can run
+                from .subgraph import runnable
+                attrs = runnable(attrs)
+            self.units.append(OpUnit(node.op, attrs, node.name, ins, outs, node,
                                      node.output_names(), node.op.input_names(node.attrs),
                                      node.op.aux_indices(node.attrs) if node.op.aux_names
                                      else ()))

@@ -114,6 +114,9 @@ _PARSERS = {
     "dtype": _parse_dtype,
     "str": _parse_str,
     "any": _parse_any,
+    # a runtime object (a control-flow node's subgraphs): kept as given, never written
+    # into JSON as an attribute string
+    "object": _parse_any,
 }
 
 
@@ -124,7 +127,8 @@ class Attr:
     ----------
     kind : str
         One of ``int``, ``float``, ``bool``, ``shape``, ``floats``, ``dtype``,
-        ``str``, ``any``.
+        ``str``, ``any``, ``object`` (a Python object the layers above hand in, not an
+        MXNet attribute string: left out of the given attributes).
     default : object
         MXNet's default, or ``REQUIRED``.
     optional : bool

@@ -65,6 +65,13 @@ class OpAttrs:
         """All attribute values (given and defaulted)."""
         return {k: v for k, v in self.__dict__.items() if k != "_given"}
 
+    def with_values(self, **values) -> "OpAttrs":
+        """A copy with ``values`` set besides the given attributes (runtime objects such
+        as a control-flow node's subgraphs, which never go into JSON strings)."""
+        new = self.with_given(self._given)
+        new.__dict__.update(values)
+        return new
+
     def with_given(self, given: dict) -> "OpAttrs":
         """A copy whose explicitly given attributes are ``given`` (the symbol layer keeps
         the caller's exact strings for JSON); subclass state (slots) is shared."""
@@ -238,6 +245,11 @@ class OpDef:
         Python code has no effect of its own.  False for operators that run user Python
         (``Custom``); random operators are never captured either (``random``).  The
         engine also finds operators that synchronize or call cuBLAS by trying.
+    num_subgraphs : int
+        How many subgraphs a node of this operator carries (the control-flow operators
+        ``_foreach``, ``_while_loop``, ``_cond``): the attribute ``subgraphs`` holds them,
+        ``-symbol.json`` writes them as the node's ``subgraphs``, and the engine hands
+        the operator subgraphs it can run (see :mod:`gluonlite.ops.control_flow`).
     open_attrs : bool
         Accept undeclared attributes and keep them as strings (``str(value)``), the
         way MXNet passes ``Custom``'s keyword arguments to the user's operator.
@@ -265,8 +277,10 @@ class OpDef:
                  saved_state: bool = False, capturable: bool = True,
                  grad_stypes: Callable | None = None,
                  summary_params: Callable | None = None,
-                 plot_style: Callable | None = None, zero_gradient: bool = False):
+                 plot_style: Callable | None = None, zero_gradient: bool = False,
+                 num_subgraphs: int = 0):
         self.name = name
+        self.num_subgraphs = num_subgraphs
         self.saved_state = saved_state
         self.capturable = capturable
         self.grad_stypes = grad_stypes
@@ -369,7 +383,8 @@ class OpDef:
                 raise MXNetError(f"Operator {self.name}: unknown attribute '{key}'; "
                                  f"expected one of {sorted(self.attrs)}")
             values[key] = spec.parse(self.name, key, value)
-            given[key] = values[key]
+            if spec.kind != "object":
+                given[key] = values[key]
         for key, spec in self.attrs.items():
             if key not in values:
                 if spec.default is REQUIRED:

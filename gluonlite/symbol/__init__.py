@@ -18,22 +18,11 @@ globals().update({k: v for k, v in _api.public.items() if k not in globals()})
 del _arith
 
 
+from . import control_flow as _control_flow
 
-def _control_flow_refused(name: str):
-    """``sym.contrib.foreach``/``while_loop``/``cond``: MXNet builds subgraph nodes
-    (``_foreach``, ...), which gluonlite's graphs do not have yet."""
-    def refuse(*args, **kwargs):
-        from ..base import MXNetError
-        raise MXNetError(f"sym.contrib.{name}: control-flow subgraphs (_foreach, "
-                         "_while_loop, _cond) are not supported in gluonlite's graphs yet; "
-                         f"run the block without hybridize(), where nd.contrib.{name} runs "
-                         "the loop")
-    refuse.__name__ = name
-    return refuse
-
-
-for _name in ("foreach", "while_loop", "cond"):
-    setattr(contrib, _name, _control_flow_refused(_name))
+contrib.foreach = _control_flow.foreach
+contrib.while_loop = _control_flow.while_loop
+contrib.cond = _control_flow.cond
 
 # MXNet's generated-file module name of the random namespace
 _sys.modules.setdefault(__name__ + ".gen_random", random)

@@ -59,7 +59,14 @@ def _node_attr_strings(node: Node) -> dict:
 # -- writing -----------------------------------------------------------------------
 def to_dict(sym) -> dict:
     """The graph of ``sym`` as MXNet's JSON dictionary (see module doc)."""
-    heads = list(sym._heads)
+    graph = _graph_dict(list(sym._heads))
+    graph["attrs"] = {"mxnet_version": ["int", legacy.CURRENT_VERSION]}
+    return graph
+
+
+def _graph_dict(heads: list) -> dict:
+    """``nodes``, ``arg_nodes``, ``node_row_ptr`` and ``heads`` of the graph of ``heads``
+    (a control-flow node's ``subgraphs`` are such dictionaries, without ``attrs``)."""
     order = topo_order(heads)
     index = {id(n): i for i, n in enumerate(order)}
     versions: dict[int, int] = {}   # id(variable) -> times mutated so far
@@ -87,6 +94,8 @@ def to_dict(sym) -> dict:
                 versions[id(src)] = version
             inputs.append([index[id(src)], out, version])
         item["inputs"] = inputs
+        if node.op is not None and node.op.num_subgraphs:
+            item["subgraphs"] = [_graph_dict(list(sub.heads)) for sub in node.attrs.subgraphs]
         nodes.append(item)
         row_ptr.append(row_ptr[-1] + _json_num_outputs(node))
     return {
@@ -95,7 +104,6 @@ def to_dict(sym) -> dict:
         "node_row_ptr": row_ptr,
         "heads": [[index[id(n)], out, versions.get(id(n), 0) if n.op is None else 0]
                   for n, out in heads],
-        "attrs": {"mxnet_version": ["int", legacy.CURRENT_VERSION]},
     }
 
 
@@ -165,11 +173,13 @@ def _entry(value, where: str, n_nodes: int) -> tuple:
 class _Pending:
     """A node being read: its op, strings and input ids, before nodes are linked."""
 
-    __slots__ = ("op", "name", "op_attrs", "extra", "inputs", "versions", "where")
+    __slots__ = ("op", "name", "op_attrs", "extra", "inputs", "versions", "where",
+                 "subgraphs")
 
-    def __init__(self, op, name, op_attrs, extra, inputs, versions, where):
+    def __init__(self, op, name, op_attrs, extra, inputs, versions, where, subgraphs=()):
         self.op, self.name, self.op_attrs, self.extra = op, name, op_attrs, extra
         self.inputs, self.versions, self.where = inputs, versions, where
+        self.subgraphs = subgraphs
 
 
 def _read_node(item, i: int, n_nodes: int, version: int) -> _Pending:
@@ -196,13 +206,37 @@ def _read_node(item, i: int, n_nodes: int, version: int) -> _Pending:
         raise MXNetError(f"Failed loading {where}: operator '{op_name}' is not registered")
     op_attrs = {k: v for k, v in strings.items() if not (k.startswith("__") and k.endswith("__"))}
     extra = {k: v for k, v in strings.items() if k not in op_attrs}
-    return _Pending(op, name, op_attrs, extra, inputs, versions, where)
+    return _Pending(op, name, op_attrs, extra, inputs, versions, where,
+                    _read_subgraphs(item, op, where, version))
+
+
+def _read_subgraphs(item: dict, op, where: str, version: int) -> tuple:
+    """The ``subgraphs`` of a control-flow node, each a graph dictionary."""
+    raw = item.get("subgraphs")
+    if not op.num_subgraphs:
+        if raw:
+            raise _bad(f"{where}: operator {op.name} has no subgraphs")
+        return ()
+    if not isinstance(raw, list) or len(raw) != op.num_subgraphs:
+        raise _bad(f"{where}: operator {op.name} needs {op.num_subgraphs} subgraph(s) in "
+                   f"'subgraphs', got {raw!r:.80}")
+    from .subgraph import Subgraph
+    subs = []
+    for k, graph in enumerate(raw):
+        if isinstance(graph, dict) and "attrs" not in graph:
+            graph = dict(graph, attrs={"mxnet_version": ["int", version]})
+        try:
+            subs.append(Subgraph(from_dict(graph)))
+        except MXNetError as err:
+            raise MXNetError(f"Failed loading {where}, subgraph {k}: {err}") from None
+    return tuple(subs)
 
 
 def _parse_attrs(p: _Pending):
     from .register import parse_op_attrs
     try:
-        return parse_op_attrs(p.op, p.op_attrs)
+        attrs = parse_op_attrs(p.op, p.op_attrs)
+        return attrs.with_values(subgraphs=p.subgraphs) if p.subgraphs else attrs
     except MXNetError as err:
         raise MXNetError(f"Failed loading {p.where} of type {p.op.name}: {err}") from None
 

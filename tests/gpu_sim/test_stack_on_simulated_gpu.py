@@ -194,3 +194,25 @@ def test_bind_refuses_arrays_on_another_device(gpu):
         y.bind(mx.gpu(0), {"x": nd.ones((2,), ctx=mx.gpu(0))}, args_grad={"x": nd.zeros((2,))})
     exe = y.bind(mx.gpu(0), {"x": nd.ones((2,), ctx=mx.gpu(0))})
     assert exe.forward()[0].context == mx.gpu(0)
+
+
+@pytest.mark.parametrize("case", ["foreach_fc", "foreach_lists", "while_loop", "cond",
+                                  "nested"])
+def test_control_flow_graphs_match_cpu(gpu, case):
+    """``_foreach``/``_while_loop``/``_cond`` subgraphs run their plans on the device."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures"))
+    import control_flow_cases as cases
+    sym, shapes = cases.build(mx, case)
+    args = cases.inputs(case, shapes)
+    runs = []
+    for ctx in (mx.cpu(), mx.gpu(0)):
+        grads = {k: nd.zeros(v.shape, ctx=ctx) for k, v in args.items()}
+        ex = sym.bind(ctx, {k: nd.array(v, ctx=ctx) for k, v in args.items()},
+                      args_grad=grads)
+        outs = ex.forward(is_train=True)
+        ex.backward([nd.ones(o.shape, ctx=ctx) for o in outs])
+        runs.append([o.asnumpy() for o in outs] + [grads[k].asnumpy() for k in sorted(grads)])
+    for c, g in zip(*runs):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)

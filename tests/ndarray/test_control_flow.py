@@ -1,6 +1,6 @@
 """``nd.contrib.foreach``/``while_loop``/``cond`` (MXNet 1.9's imperative control flow,
-its documentation's examples) with autograd through the loop; the symbolic versions
-refuse clearly."""
+its documentation's examples) with autograd through the loop.  The symbolic versions are
+tested in ``tests/symbol/test_control_flow*.py``."""
 import numpy as np
 import pytest
 
@@ -48,7 +48,3 @@ def test_cond_picks_a_branch():
     out = mx.nd.contrib.cond(a * b > 5, lambda: (a + 5) * (b + 5), lambda: (a - 5) * (b - 5))
     assert out.asscalar() == 12
 
-
-def test_symbolic_control_flow_refuses_clearly():
-    with pytest.raises(mx.base.MXNetError, match="hybridize"):
-        mx.sym.contrib.foreach(lambda x, s: (x, s), mx.sym.var("x"), [])

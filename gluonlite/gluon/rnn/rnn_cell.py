@@ -280,9 +280,13 @@ class LSTMCell(_ActivatedGatedCell):
         next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1], name=prefix + "mul0"),
                                 F.elemwise_mul(in_gate, in_transform, name=prefix + "mul1"),
                                 name=prefix + "state")
-        next_h = F.elemwise_mul(out_gate, self._get_activation(F, next_c, self._activation,
-                                                               name=prefix + "activation0"),
-                                name=prefix + "out")
+        # MXNet's cell writes an Activation node here (its exported JSON says so)
+        if isinstance(self._activation, str):
+            cell_out = F.Activation(next_c, act_type=self._activation, name=prefix + "activation0")
+        else:
+            cell_out = self._get_activation(F, next_c, self._activation,
+                                            name=prefix + "activation0")
+        next_h = F.elemwise_mul(out_gate, cell_out, name=prefix + "out")
         return next_h, [next_h, next_c]
 
 
