@@ -141,3 +141,26 @@ def test_standard_rnn_forward_backward(hybridize):
     if hybridize:
         net.hybridize()
     _nlp_check(cases.rnn_forward_backward(mx, net), np.load(os.path.join(DATA, "rnn.npz")))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_bilm_encoder_with_foreach(hybridize):
+    """ELMo's encoder: hybridized, each layer is a ``_foreach`` node."""
+    net = cases.build_bilm(mx, gluonnlp)
+    net.load_parameters(os.path.join(DATA, "bilm.params"))
+    if hybridize:
+        net.hybridize()
+    _nlp_check(cases.bilm_forward_backward(mx, net), np.load(os.path.join(DATA, "bilm.npz")))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_hybrid_beam_search_sampler(hybridize):
+    """``while_loop`` with a ``cond`` inside; MXNet's own numbers are from its imperative
+    run (hybridized, MXNet 1.9.1 stops on a dtype check inside the sampler's cond)."""
+    decoder = cases.build_beam_decoder(mx)
+    decoder.load_parameters(os.path.join(DATA, "beam_decoder.params"))
+    got = cases.beam_search(mx, gluonnlp, decoder, hybridize)
+    ref = np.load(os.path.join(DATA, "beam.npz"))
+    np.testing.assert_array_equal(got["samples"], ref["samples"])
+    np.testing.assert_array_equal(got["valid_length"], ref["valid_length"])
+    np.testing.assert_allclose(got["scores"], ref["scores"], rtol=1e-5, atol=1e-6)
