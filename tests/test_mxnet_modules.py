@@ -16,7 +16,8 @@ PATHS = ["mxnet.log", "mxnet.libinfo", "mxnet.error", "mxnet.profiler", "mxnet.c
          "mxnet.ndarray.gen_linalg", "mxnet.ndarray.gen_image", "mxnet.ndarray.gen_random",
          "mxnet.ndarray.gen_sparse", "mxnet.symbol.gen_op", "mxnet.symbol.gen_contrib",
          "mxnet.symbol.gen__internal", "mxnet.symbol.gen_linalg", "mxnet.symbol.gen_image",
-         "mxnet.symbol.gen_random", "mxnet.symbol.gen_sparse", "mxnet.ndarray.sparse"]
+         "mxnet.symbol.gen_random", "mxnet.symbol.gen_sparse", "mxnet.ndarray.sparse",
+         "mxnet.misc", "mxnet.kvstore.base"]
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -115,3 +116,32 @@ def test_np_semantics_decorators_import_but_refuse_to_run():
     with pytest.raises(mx.base.MXNetError, match="needs_np_shape"):
         needs_np_shape()
     assert mx.base._as_list(3) == [3] and mx.base._as_list((1, 2)) == (1, 2)
+
+
+def test_misc_factor_scheduler_as_mxnet():
+    from gluonlite import misc
+    sched = misc.FactorScheduler(step=2, factor=0.5)
+    sched.base_lr = 0.1
+    # MXNet 1.9.1: base_lr * factor ** int(iteration / step)
+    assert [sched(i) for i in range(6)] == [0.1, 0.1, 0.05, 0.05, 0.025, 0.025]
+    with pytest.raises(ValueError, match="step"):
+        misc.FactorScheduler(0)
+    with pytest.raises(ValueError, match="Factor"):
+        misc.FactorScheduler(2, factor=1.0)
+    with pytest.raises(NotImplementedError):
+        misc.LearningRateScheduler()(0)
+
+
+def test_kvstore_base_holds_the_registry_and_create():
+    mx.install_mxnet_alias()
+    import mxnet.kvstore.base as base
+
+    @base.KVStoreBase.register
+    class MyStore(base.KVStoreBase):
+        pass
+
+    assert isinstance(base.create("mystore"), MyStore)
+    assert isinstance(base.create("teststore"), base.TestStore)
+    assert isinstance(base.create("device"), mx.kv.KVStore)
+    assert mx.kv.KVStoreBase is base.KVStoreBase
+    del base.KVStoreBase.kv_registry["mystore"]

@@ -1,4 +1,5 @@
 """``mx.kvstore`` / ``mx.kv``: the single-process key-value store."""
-from .kvstore import KVStoreBase, KVStore, TestStore, create
+from .base import KVStoreBase, TestStore, create
+from .kvstore import KVStore
 
 __all__ = ["KVStoreBase", "KVStore", "TestStore", "create"]
