@@ -132,6 +132,7 @@ from . import error  # noqa: E402,F401
 from . import log  # noqa: E402,F401
 from . import libinfo  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
+from . import onnx  # noqa: E402,F401 - mx.onnx.export_model (needs the onnx package when called)
 
 # ``from mxnet.autograd import *`` also gives ``NDArray``, ``array`` and ``Symbol`` (MXNet's
 # module has no ``__all__`` and imports them): the tape knows no such classes, so the

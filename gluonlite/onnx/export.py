@@ -126,6 +126,8 @@ def _load(sym, params):
         raise ValueError("Input sym and params should either be files or objects")
     if isinstance(params, str):
         params = nd.load(params)
+        if isinstance(params, list) and not params:  # a net without parameters
+            params = {}
     if isinstance(params, (list, tuple)) and len(params) == 2:
         merged = {}
         merged.update(params[0])

@@ -78,6 +78,9 @@ class Symbol:
     """
 
     __hash__ = None  # MXNet symbols are unhashable (``==`` builds a graph)
+    # NumPy scalars and arrays on the left leave the operator to the Symbol (MXNet's
+    # value): ``np.float64(2) - sym`` is ``_rminus_scalar``, not an array of Symbols
+    __array_priority__ = 1000.0
 
     def __init__(self, heads: list):
         self._heads = list(heads)

@@ -1,6 +1,7 @@
 """Symbol behaviour without a fixture: naming scopes, attributes, composition, indexing,
 copies, operators' error paths, random dispatch, inference directions."""
 import copy
+import json
 import pickle
 
 import numpy as np
@@ -234,3 +235,16 @@ def test_operator_attr_values_are_converted_with_str_as_mxnet_does():
     assert c.attr("__lr_mult__") == "2.0"
     with pytest.raises(ValueError):
         mx.sym.var("a", attr={"__init__": init})
+
+
+@pytest.mark.parametrize("scalar", [np.float64(2.5), np.float32(2.5), np.int64(2)])
+def test_numpy_scalars_on_the_left_make_scalar_ops(scalar):
+    # NumPy scalars used to treat the Symbol as a sequence and fail (ValueError)
+    x = mx.sym.var("x")
+    ops = [(scalar - x, "_rminus_scalar"), (scalar + x, "_plus_scalar"),
+           (scalar * x, "_mul_scalar"), (scalar / x, "_rdiv_scalar"),
+           (scalar ** x, "_rpower_scalar")]
+    for sym, op in ops:
+        assert json.loads(sym.tojson())["nodes"][-1]["op"] == op
+    out = (scalar - x).eval(x=mx.nd.array([1.0]))[0].asscalar()
+    assert out == pytest.approx(float(scalar) - 1.0)
