@@ -86,6 +86,10 @@ class _Builder:
     def ints(self, values, hint: str = "ints") -> str:
         return self.const(np.asarray(list(values), dtype=np.int64), hint)
 
+    def tensor_value(self, value):
+        """``value`` as an ONNX tensor for a node attribute (``ConstantOfShape``)."""
+        return self.numpy_helper.from_array(np.asarray(value), "value")
+
 
 class _NodeView:
     """What a converter sees of one node (see :mod:`gluonlite.ops.onnx_export`)."""
@@ -254,8 +258,8 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32,
     inputs = []
     for k, slot in enumerate(data_slots):
         name = graph.variables[slot].name
-        if name not in used:
-            continue  # a label of a training output layer
+        if name not in used and slot not in given:
+            continue  # a label of a training output layer, no shape given: left out
         if slot not in given:
             raise MXNetError(f"mx.onnx.export_model: no shape given for the data input "
                              f"'{name}'")

@@ -170,6 +170,73 @@ CASES = {
                                      S.LeakyReLU(D, act_type="selu"),
                                      S.LeakyReLU(D, act_type="gelu")]), (2, 3)),
     "prelu": (lambda: S.LeakyReLU(D, act_type="prelu", name="prelu"), (2, 3, 4, 4)),
+    # MXNet's "full" pooling adds windows that start in (or past) the padding
+    "maxpool_full_extra": (lambda: S.Pooling(D, kernel=(3, 3), stride=(4, 4),
+                                             pool_type="max", pooling_convention="full"),
+                           (1, 2, 8, 8)),
+    "avgpool_full_extra": (lambda: S.Pooling(D, kernel=(3, 2), stride=(4, 3), pad=(1, 1),
+                                             pool_type="avg", pooling_convention="full"),
+                           (1, 2, 8, 9)),
+    "avgpool_full_exclude": (lambda: S.Pooling(D, kernel=(3, 3), stride=(2, 2), pad=(1, 1),
+                                               pool_type="avg", count_include_pad=False,
+                                               pooling_convention="full"), (1, 2, 6, 6)),
+    "lppool_full": (lambda: S.Pooling(D, kernel=(2, 2), stride=(3, 3), pool_type="lp",
+                                      p_value=2, pooling_convention="full"), (1, 2, 7, 7)),
+    "global_lp": (lambda: S.Group([S.Pooling(D, kernel=(1, 1), global_pool=True,
+                                             pool_type="lp", p_value=p) for p in (1, 2, 3)]),
+                  (2, 3, 4, 5)),
+    "lppool_signed": (lambda: S.Group([S.Pooling(D, kernel=(2, 2), stride=(2, 2), pad=(1, 1),
+                                                 pool_type="lp", p_value=p,
+                                                 pooling_convention="full")
+                                       for p in (1, 3)]), (1, 2, 5, 5)),
+    "adaptive_avg": (lambda: S.contrib.AdaptiveAvgPooling2D(D, output_size=(2, 3)),
+                     (1, 2, 4, 6)),
+    "bilinear_resize": (lambda: S.contrib.BilinearResize2D(D, height=7, width=5),
+                        (1, 2, 4, 3)),
+    "where_rows": (lambda: S.where(S.sum(D, axis=(1, 2)) > 0, D, D * 3), (4, 2, 3)),
+    "dot_nd": (lambda: S.dot(D, S.reshape(D, shape=(4, 6)), transpose_a=False), (2, 3, 4)),
+    "dot_nd_transpose": (lambda: S.dot(D, D, transpose_a=True), (2, 3, 2)),
+    "gemm2": (lambda: S.linalg.gemm2(D, D, transpose_b=True, alpha=1.5), (2, 3, 4)),
+    "norm": (lambda: S.Group([S.norm(D, ord=1, axis=(0, 2), keepdims=True),
+                              S.norm(D, axis=1), S.norm(D)]), (2, 3, 4)),
+    "argmax_min": (lambda: S.Group([S.argmax(D, axis=1), S.argmin(D, axis=-1, keepdims=True),
+                                    S.argmax(D)]), (2, 3, 4)),
+    "topk": (lambda: S.Group([S.topk(D, k=2, axis=1, ret_typ="both"),
+                              S.topk(D, k=3, is_ascend=True), S.topk(D, k=2, ret_typ="value",
+                                                                     axis=None)]), (2, 4, 3)),
+    "sort": (lambda: S.Group([S.sort(D, axis=1), S.argsort(D, is_ascend=False)]), (3, 4)),
+    "one_hot": (lambda: S.one_hot(S.floor(S.abs(D)), depth=4, on_value=2.0, off_value=-1.0),
+                (2, 3)),
+    "repeat": (lambda: S.Group([S.repeat(D, repeats=2, axis=1), S.repeat(D, repeats=3)]),
+               (2, 3)),
+    "take": (lambda: S.Group([S.take(D, S.floor(D * 3), axis=1, mode="clip"),
+                              S.take(D, S.floor(D * 3), mode="wrap")]), (3, 4)),
+    "gather_nd": (lambda: S.gather_nd(D, S.floor(S.abs(S.slice_axis(D, axis=0, begin=0,
+                                                                    end=2)))), (2, 2)),
+    "creation": (lambda: S.Group([D + S.zeros((2, 3)), D * S.ones((2, 3)), S.zeros_like(D),
+                                  S.ones_like(D) + S.full((2, 3), 2.5)]), (2, 3)),
+    "logical": (lambda: S.Group([S.logical_not(D > 0), S.broadcast_logical_and(D > 0, D < 1),
+                                 S.broadcast_logical_or(D > 0, D < -1),
+                                 S.broadcast_logical_xor(D > 0, D > 1),
+                                 S.broadcast_not_equal(D, S.floor(D))]), (2, 3)),
+    "swap_reverse": (lambda: S.Group([S.swapaxes(D, dim1=0, dim2=2),
+                                      S.reverse(D, axis=(0, 2))]), (2, 3, 4)),
+    "shape_size": (lambda: S.Group([S.shape_array(D), S.size_array(D)]), (2, 3)),
+    "slice_reshape_like": (lambda: S.Group([S.slice_like(D, S.zeros((2, 2, 3))),
+                                            S.reshape_like(D, S.zeros((6, 4)))]), (2, 3, 4)),
+    "sequence_reverse": (lambda: S.SequenceReverse(D), (4, 2, 3)),
+    "depth_space": (lambda: S.Group([S.depth_to_space(D, block_size=2),
+                                     S.space_to_depth(S.depth_to_space(D, block_size=2),
+                                                      block_size=2)]), (1, 8, 2, 3)),
+    "arange": (lambda: S.broadcast_add(D, S.arange(0, 3) + S.arange(3, step=1)), (2, 3)),
+    "arange_like": (lambda: S.contrib.arange_like(D, start=1, step=0.5, axis=1), (2, 3)),
+    "split_v2": (lambda: S.split_v2(D, (1, 3), axis=1), (2, 5)),
+    "crop": (lambda: S.Crop(D, h_w=(2, 3), offset=(1, 1)), (1, 2, 5, 5)),
+    "div_sqrt_dim": (lambda: S.contrib.div_sqrt_dim(D), (2, 3, 4)),
+    "selfatt": (lambda: S.Group([S.contrib.interleaved_matmul_selfatt_qk(D, heads=2),
+                                 S.contrib.interleaved_matmul_selfatt_valatt(
+                                     D, S.softmax(S.contrib.interleaved_matmul_selfatt_qk(
+                                         D, heads=2)), heads=2)]), (3, 2, 12)),
 }
 
 
@@ -243,9 +310,9 @@ def test_params_as_arg_and_aux_dicts_and_shape_inference(tmp_path):
 
 
 def test_errors_name_the_node(tmp_path):
-    sym = S.topk(D, k=2, name="top")
-    with pytest.raises(MXNetError, match="topk.*node top"):
-        mx.onnx.export_model(sym, {}, [(2, 5)], onnx_file_path=str(tmp_path / "m.onnx"))
+    sym = S.linalg.potrf(D, name="chol")
+    with pytest.raises(MXNetError, match="potrf.*node chol"):
+        mx.onnx.export_model(sym, {}, [(5, 5)], onnx_file_path=str(tmp_path / "m.onnx"))
     assert not (tmp_path / "m.onnx").exists()
     reshape = S.reshape(D, shape=(-3,), name="r")
     with pytest.raises(MXNetError, match="node r.*dynamic"):
@@ -269,3 +336,42 @@ def test_operator_support_and_mxnet_paths():
     assert {"Convolution", "BatchNorm", "FullyConnected", "Pooling"} <= set(ops)
     assert mxnet.onnx.export_model is mx.onnx.export_model
     assert get_operator_support(12) == []
+
+
+def test_sequence_ops_with_lengths(tmp_path):
+    x, lens, lens_t = S.var("x"), S.var("lens"), S.var("lens_t")
+    sym = S.Group([S.SequenceReverse(x, lens, use_sequence_length=True),
+                   S.SequenceMask(x, lens, use_sequence_length=True, value=-1.0),
+                   S.SequenceMask(x, lens_t, use_sequence_length=True, axis=1)])
+    _check(sym, {"x": _x(4, 3, 2), "lens": np.array([1, 4, 2], np.float32),
+                 "lens_t": np.array([3, 1, 0, 2], np.float32)}, tmp_path)
+
+
+def test_roi_layers(tmp_path):
+    data, rois = S.var("data"), S.var("rois")
+    boxes = np.array([[-1, 0, 0, 0, 0], [0, 1, 1, 6, 5], [1, 0.5, 2, 7, 7.5]], np.float32)
+    sym = S.Group([S.ROIPooling(data, rois, pooled_size=(2, 2), spatial_scale=1.0),
+                   S.contrib.ROIAlign(data, rois, pooled_size=(3, 2), spatial_scale=0.5,
+                                      sample_ratio=2)])
+    inputs = {"data": _x(2, 3, 8, 8), "rois": boxes}
+    shapes = {k: v.shape for k, v in inputs.items()}
+    ex = sym.bind(mx.cpu(), {k: mx.nd.array(v) for k, v in inputs.items()})
+    want = [o.asnumpy() for o in ex.forward()]
+    want[0][0] = 0  # a negative batch index: MXNet's max pooling of nothing, ONNX's 0s
+    path = mx.onnx.export_model(sym, {}, [shapes["data"], shapes["rois"]], np.float32,
+                                str(tmp_path / "m.onnx"))
+    got = _run_onnx(path, inputs)
+    got[0][0] = 0
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_random_draws_keep_shape_and_range(tmp_path):
+    sym = S.Group([S.random.uniform(-2, 3, shape=(50, 4)) + S.zeros_like(D),
+                   S.random.normal(1, 0.1, shape=(50, 4)),
+                   S.random.uniform_like(D, low=5, high=6)])
+    path = mx.onnx.export_model(sym, {}, [(50, 4)], np.float32, str(tmp_path / "m.onnx"))
+    uni, normal, like = _run_onnx(path, {"data": _x(50, 4)})
+    assert uni.shape == normal.shape == like.shape == (50, 4)
+    assert -2 <= uni.min() and uni.max() < 3 and 5 <= like.min() and like.max() < 6
+    assert abs(normal.mean() - 1) < 0.05

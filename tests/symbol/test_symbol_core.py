@@ -248,3 +248,15 @@ def test_numpy_scalars_on_the_left_make_scalar_ops(scalar):
         assert json.loads(sym.tojson())["nodes"][-1]["op"] == op
     out = (scalar - x).eval(x=mx.nd.array([1.0]))[0].asscalar()
     assert out == pytest.approx(float(scalar) - 1.0)
+
+
+def test_split_v2_on_symbols_as_mxnet():
+    x = mx.sym.var("x")
+    parts = mx.sym.split_v2(x, 3, axis=1)
+    assert parts.infer_shape(x=(2, 6))[1] == [(2, 2)] * 3
+    parts = mx.sym.split_v2(x, (1, 4), axis=1)
+    assert parts.infer_shape(x=(2, 6))[1] == [(2, 1), (2, 3), (2, 2)]
+    parts = mx.sym.split_v2(x, 3, axis=1, squeeze_axis=True)
+    assert parts.infer_shape(x=(2, 3))[1] == [(2,)] * 3
+    with pytest.raises(ValueError, match="int or tuple"):
+        mx.sym.split_v2(x, [1, 2])

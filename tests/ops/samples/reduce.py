@@ -92,6 +92,9 @@ SAMPLES = {
         Sample([_x(3, 4)], ref=_norm_ref),
         Sample([_x(2, 3, 4)], dict(axis=1, keepdims=True), ref=_norm_ref),
         Sample([_x(2, 3, 4)], dict(axis=(1, 2)), ref=_norm_ref),
+        # three axes: MXNet's vector norm over all of them (was refused)
+        Sample([_x(2, 3, 4)], dict(axis=(0, 1, 2)), ref=_norm_ref),
+        Sample([_distinct(2, 3, 4)], dict(ord=1, axis=(0, 2), keepdims=True), ref=_norm_ref),
         Sample([_distinct(2, 3)], dict(ord=1, axis=0), ref=_norm_ref),
         Sample([_x(2, 3).astype(np.float32)], dict(out_dtype="float64"), ref=_norm_ref,
                grad=False, rtol=1e-5, name="out_dtype"),
