@@ -17,7 +17,7 @@ FP32_FUNCS = [
     "MAERegressionOutput", "softmax_cross_entropy", "smooth_l1", "CTCLoss", "ctc_loss",
     "MakeLoss", "make_loss", "norm", "L2Normalization", "LayerNorm", "InstanceNorm",
     "GroupNorm", "sum", "nansum", "prod", "nanprod", "mean", "topk", "sort",
-    "argsort", "broadcast_power", "power", "cumsum",
+    "argsort", "broadcast_power", "power", "cumsum", "SVMOutput", "IdentityAttachKLSparseReg",
 ]
 
 # operators combining several inputs: all are cast to the widest float type present
@@ -27,7 +27,7 @@ WIDEST_TYPE_CASTS = [
     "broadcast_minimum", "broadcast_hypot", "broadcast_equal", "broadcast_not_equal",
     "broadcast_greater", "broadcast_greater_equal", "broadcast_lesser",
     "broadcast_lesser_equal", "maximum", "minimum", "add_n", "ElementWiseSum", "concat",
-    "Concat", "stack", "where", "dot", "batch_dot", "Crop", "khatri_rao",
+    "Concat", "stack", "where", "dot", "batch_dot", "Crop", "khatri_rao", "Correlation",
 ]
 
 # (operator, attribute, values): float32 only for those attribute values
