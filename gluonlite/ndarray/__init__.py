@@ -29,6 +29,8 @@ contrib.isinf, contrib.isfinite, contrib.isnan = _extras.isinf, _extras.isfinite
 from . import control_flow as _control_flow  # noqa: E402
 contrib.foreach = _control_flow.foreach
 contrib.while_loop = _control_flow.while_loop
+from .zipfian import rand_zipfian as _rand_zipfian  # noqa: E402
+contrib.rand_zipfian = _rand_zipfian
 contrib.cond = _control_flow.cond
 for _name in ("adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"):
     setattr(contrib, _name, getattr(_extras, _name))

@@ -24,6 +24,8 @@ from . import control_flow as _control_flow
 contrib.foreach = _control_flow.foreach
 contrib.while_loop = _control_flow.while_loop
 contrib.cond = _control_flow.cond
+from .zipfian import rand_zipfian as _rand_zipfian  # noqa: E402
+contrib.rand_zipfian = _rand_zipfian
 
 # MXNet's generated-file module name of the random namespace
 _sys.modules.setdefault(__name__ + ".gen_random", random)
