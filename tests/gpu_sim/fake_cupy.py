@@ -215,6 +215,8 @@ linalg = types.SimpleNamespace(**{
     for n in "solve inv pinv det slogdet qr eigh eigvalsh svd norm cholesky lstsq "
              "matrix_power matrix_rank tensorsolve tensorinv".split()})
 linalg.LinAlgError = np.linalg.LinAlgError
+fft = types.SimpleNamespace(**{n: _make_func(getattr(np.fft, n), f"fft.{n}")
+                               for n in ("fft", "ifft", "rfft", "irfft")})
 
 
 class ElementwiseKernel:
