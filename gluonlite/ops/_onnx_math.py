@@ -365,3 +365,26 @@ def _dot_nd(b, n):
         y = b.node("Reshape", [n.inputs[1], b.ints([ys[0], -1], "shape")])
     prod = b.node("MatMul", [x[0], y[0]])
     b.node("Reshape", [prod[0], b.ints(n.out_shapes[0], "shape")], outputs=n.outputs)
+
+
+def _log_base(base):
+    def convert(b, n):
+        b.node("Div", [b.node("Log", n.inputs[:1])[0], scalar(b, math.log(base), n.in_dtypes[0])],
+               outputs=n.outputs)
+    return convert
+
+
+CONVERTERS["log2"] = _log_base(2.0)
+CONVERTERS["log10"] = _log_base(10.0)
+
+
+@register("log1p")
+def _log1p(b, n):
+    b.node("Log", [b.node("Add", [n.inputs[0], scalar(b, 1.0, n.in_dtypes[0])])[0]],
+           outputs=n.outputs)
+
+
+@register("expm1")
+def _expm1(b, n):
+    b.node("Sub", [b.node("Exp", n.inputs[:1])[0], scalar(b, 1.0, n.in_dtypes[0])],
+           outputs=n.outputs)

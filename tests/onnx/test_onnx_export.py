@@ -161,7 +161,9 @@ CASES = {
     "unary_chain": (lambda: S.sigmoid(S.tanh(S.exp(D * 0.1))) + S.sqrt(S.abs(D)) +
                     S.log(S.abs(D) + 1) + S.floor(D) + S.ceil(D) + S.erf(D) + S.sin(D) +
                     S.cos(D) + S.sign(D) + S.square(D) + S.rsqrt(S.abs(D) + 1) +
-                    S.reciprocal(D + 5) + S.negative(D) + S.softsign(D), (2, 3)),
+                    S.reciprocal(D + 5) + S.negative(D) + S.softsign(D) +
+                    S.log2(S.abs(D) + 1) + S.log10(S.abs(D) + 1) + S.log1p(S.abs(D)) +
+                    S.expm1(D), (2, 3)),
     "activations": (lambda: S.Group([S.Activation(D, act_type=a) for a in
                                      ("relu", "sigmoid", "tanh", "softrelu",
                                       "softsign")]), (2, 3)),
