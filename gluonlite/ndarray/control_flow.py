@@ -13,19 +13,20 @@ from .ndarray import NDArray, empty
 __all__ = ["foreach", "while_loop", "cond"]
 
 
-def _flatten(obj, what: str) -> tuple:
-    """``(list of NDArray, format)``: a nested list/tuple of NDArrays flattened; the
-    format rebuilds it (an int: that many leaves of a list, -1: one bare NDArray)."""
+def _flatten(obj, what: str, leaf: type = NDArray) -> tuple:
+    """``(list of leaves, format)``: a nested list/tuple of ``leaf`` objects (NDArrays;
+    ``sym.contrib`` passes ``Symbol``) flattened; the format rebuilds it (an int: that
+    many leaves of a list, -1: one bare leaf)."""
     if obj is None:
         return [], 0
-    if isinstance(obj, NDArray):
+    if isinstance(obj, leaf):
         return [obj], -1
     if not isinstance(obj, (list, tuple)):
-        raise AssertionError(f"{what} should be an NDArray or a nested list of NDArrays, "
-                             f"got {type(obj).__name__}")
+        raise AssertionError(f"{what} should be a(n) {leaf.__name__} or a nested list of "
+                             f"them, got {type(obj).__name__}")
     flat, fmts = [], []
     for x in obj:
-        f, fmt = _flatten(x, what)
+        f, fmt = _flatten(x, what, leaf)
         flat.extend(f)
         fmts.append(fmt)
     return flat, fmts

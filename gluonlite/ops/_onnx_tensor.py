@@ -71,11 +71,16 @@ def _stack(b, n):
 def _slice_channel(b, n):
     a = n.attrs
     axis = a.axis % len(n.in_shapes[0])
-    count = int(a.num_outputs)
-    if not a.squeeze_axis:  # equal parts: ONNX's Split without sizes
-        b.node("Split", n.inputs[:1], outputs=n.outputs, axis=axis)
+    _split(b, n, n.inputs[:1], axis, int(a.num_outputs), a.squeeze_axis)
+
+
+def _split(b, n, inputs, axis: int, count: int, squeeze: bool) -> None:
+    """``Split`` into ``count`` parts along ``axis`` (equal parts, or the sizes input
+    given in ``inputs``), each squeezed along ``axis`` when ``squeeze``."""
+    if not squeeze:
+        b.node("Split", inputs, outputs=n.outputs, axis=axis)
         return
-    parts = b.node("Split", n.inputs[:1], n_out=count, axis=axis)
+    parts = b.node("Split", inputs, n_out=count, axis=axis)
     axes = b.ints([axis], "axes")
     for part, name in zip(parts, n.outputs):
         b.node("Squeeze", [part, axes], outputs=[name])
@@ -238,13 +243,7 @@ def _split_v2(b, n):
     axis = a.axis % len(n.in_shapes[0])
     sizes = [s[axis] for s in n.out_shapes] if not a.squeeze_axis else \
         [1] * len(n.out_shapes)
-    if not a.squeeze_axis:
-        b.node("Split", [n.inputs[0], b.ints(sizes, "split")], outputs=n.outputs, axis=axis)
-        return
-    parts = b.node("Split", [n.inputs[0], b.ints(sizes, "split")], n_out=len(sizes), axis=axis)
-    axes = b.ints([axis], "axes")
-    for part, name in zip(parts, n.outputs):
-        b.node("Squeeze", [part, axes], outputs=[name])
+    _split(b, n, [n.inputs[0], b.ints(sizes, "split")], axis, len(sizes), a.squeeze_axis)
 
 
 @register("repeat")

@@ -21,6 +21,7 @@ import threading
 from ..attribute import AttrScope
 from ..base import MXNetError
 from ..name import NameManager
+from ..ndarray.control_flow import _flatten as _flatten_leaves, _regroup
 from ..ops.registry import get_op
 from .creation import var
 from .graph import Node, variable_node
@@ -34,30 +35,10 @@ _KEY = "__subgraph_name__"
 _lock = threading.Lock()
 
 
-# -- nested lists of symbols --------------------------------------------------------
+# -- nested lists of symbols (the imperative versions' flattening, over Symbols) -------
 def _flatten(obj, what: str) -> tuple:
     """``(symbols, format)``: a Symbol (format -1) or nested lists of them flattened."""
-    if isinstance(obj, Symbol):
-        return [obj], -1
-    if not isinstance(obj, (list, tuple)):
-        raise AssertionError(f"{what} must be (nested) list of Symbol, but got {obj!r} of "
-                             f"type {type(obj).__name__}")
-    flat, fmts = [], []
-    for item in obj:
-        f, fmt = _flatten(item, what)
-        flat.extend(f)
-        fmts.append(fmt)
-    return flat, fmts
-
-
-def _regroup(flat: list, fmt) -> tuple:
-    if fmt == -1:
-        return flat[0], flat[1:]
-    out = []
-    for f in fmt:
-        item, flat = _regroup(flat, f)
-        out.append(item)
-    return out, flat
+    return _flatten_leaves(obj, what, Symbol)
 
 
 def _single(sym: Symbol, what: str) -> tuple:
