@@ -277,7 +277,6 @@ def _from_sub(n_inputs: int, locs, sub_values, into=None) -> list:
 
 def _while_infer_shape(attrs, in_shapes):
     cond, func = _subgraphs(attrs, "_while_loop", 2)
-    n = len(in_shapes)
     c_in, _ = cond.infer_shape(_to_sub(in_shapes, attrs.cond_input_locs))
     f_in, f_out = func.infer_shape(_to_sub(in_shapes, attrs.func_input_locs))
     ins = [_merge(s, None) for s in in_shapes]
@@ -290,7 +289,6 @@ def _while_infer_shape(attrs, in_shapes):
         ins[i] = _merge(ins[i], f_out[n_out + k])
     outs = [None if s is None else (attrs.max_iterations,) + tuple(s) for s in f_out[:n_out]]
     outs += [ins[i] for i in var_inputs]
-    assert len(ins) == n
     return ins, outs
 
 
