@@ -31,6 +31,10 @@ contrib.foreach = _control_flow.foreach
 contrib.while_loop = _control_flow.while_loop
 from .zipfian import rand_zipfian as _rand_zipfian  # noqa: E402
 contrib.rand_zipfian = _rand_zipfian
+from .extras_more import histogram  # noqa: E402,F401
+from . import extras_more as _extras_more  # noqa: E402
+contrib.multi_lamb_update = _extras_more.multi_lamb_update
+contrib.multi_mp_lamb_update = _extras_more.multi_mp_lamb_update
 contrib.cond = _control_flow.cond
 for _name in ("adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"):
     setattr(contrib, _name, getattr(_extras, _name))

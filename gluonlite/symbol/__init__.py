@@ -12,7 +12,7 @@ from .creation import var, Variable, zeros, ones, full, arange, linspace, eye  #
 from . import fluent as _fluent
 from . import from_tape as _from_tape  # noqa: F401 - installs autograd.get_symbol
 from . import random  # noqa: F401
-from .extras import split_v2  # noqa: F401
+from .extras import split_v2, histogram  # noqa: F401
 
 _fluent.install()
 globals().update({k: v for k, v in _api.public.items() if k not in globals()})
