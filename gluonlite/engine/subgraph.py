@@ -32,10 +32,6 @@ class SubgraphRunner:
         self.info = GraphInfo(subgraph.heads)
         self._plans: dict = {}
 
-    @property
-    def heads(self) -> list:
-        return self.subgraph.heads
-
     def infer_shape(self, in_shapes: list) -> tuple[list, list]:
         return self.subgraph.infer_shape(in_shapes)
 

@@ -95,7 +95,7 @@ class _NodeView:
     """What a converter sees of one node (see :mod:`gluonlite.ops.onnx_export`)."""
 
     def __init__(self, node, inputs, outputs, in_shapes, in_dtypes, out_shapes, out_dtypes,
-                 params, dynamic):
+                 dynamic):
         self.node = node
         self.name = node.name
         self.op_name = node.op.name
@@ -104,16 +104,12 @@ class _NodeView:
         self.outputs = outputs
         self.in_shapes, self.in_dtypes = in_shapes, in_dtypes
         self.out_shapes, self.out_dtypes = out_shapes, out_dtypes
-        self._params = params
         self.dynamic = dynamic
 
     def static(self, what: str) -> None:
         """Refuse a conversion that bakes in ``what`` (a shape) when inputs are dynamic."""
         if self.dynamic:
             raise self.unsupported(f"{what} is fixed at export, which dynamic=True forbids")
-
-    def param(self, i: int):
-        return self._params.get(self.inputs[i])
 
     def unsupported(self, why: str) -> MXNetError:
         return MXNetError(f"mx.onnx.export_model: operator {self.op_name} (node {self.name}) "
@@ -242,7 +238,7 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32,
                          [names[(id(node), k)] for k in range(n_vis)],
                          [shapes[s] for s in unit.ins], [dtypes[s] for s in unit.ins],
                          [shapes[s] for s in unit.outs], [dtypes[s] for s in unit.outs],
-                         {n: values[n] for n in param_names}, dynamic)
+                         dynamic)
         for what, known in (("shape", view.in_shapes), ("dtype", view.in_dtypes)):
             if any(k is None for k in known):
                 raise MXNetError(f"mx.onnx.export_model: the input {what}s of node "

@@ -157,11 +157,11 @@ def _cast(b, n):
 
 @register("where")
 def _where(b, n):
-    cond = b.node("Cast", n.inputs[:1], to=b.tensor_type(np.dtype(bool)))
+    cond = _bool(b, n.inputs[0])
     ndim = len(n.in_shapes[1])
     if len(n.in_shapes[0]) == 1 and ndim > 1:  # MXNet: a 1-D condition picks whole rows
-        cond = b.node("Reshape", [cond[0], b.ints([-1] + [1] * (ndim - 1), "shape")])
-    b.node("Where", [cond[0], n.inputs[1], n.inputs[2]], outputs=n.outputs)
+        cond = b.node("Reshape", [cond, b.ints([-1] + [1] * (ndim - 1), "shape")])[0]
+    b.node("Where", [cond, n.inputs[1], n.inputs[2]], outputs=n.outputs)
 
 
 @register("Dropout")

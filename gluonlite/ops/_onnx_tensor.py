@@ -152,10 +152,6 @@ def _int64(b, x):
     return b.node("Cast", [x], to=b.tensor_type(np.dtype(np.int64)))[0]
 
 
-def _bool(b, x):
-    return b.node("Cast", [x], to=b.tensor_type(np.dtype(bool)))[0]
-
-
 @register("Crop")
 def _crop(b, n):
     a = n.attrs
@@ -335,20 +331,27 @@ def _arange_like(b, n):
            outputs=n.outputs)
 
 
-@register("_contrib_interleaved_matmul_selfatt_qk")
-def _selfatt_qk(b, n):
-    """``(L, N, H*3*D)`` (per head: query, key, value) -> ``(N*H, L, L)``: query / sqrt(D)
-    times key transposed."""
+def _heads_qkv(b, n):
+    """``(L, N, H*3*D)`` (per head: query, key, value interleaved) as ``(3, N*H, L, D)``;
+    returns it with ``(L, N, H, D)``."""
     length, batch, width = n.in_shapes[0]
     heads = int(n.attrs.heads)
     depth = width // (3 * heads)
     n.static("the attention's layout")
     qkv = b.node("Reshape", [n.inputs[0], b.ints([length, batch * heads, 3, depth], "shape")])
-    qkv = b.node("Transpose", qkv, perm=[2, 1, 0, 3])              # (3, N*H, L, D)
-    q = b.node("Gather", [qkv[0], b.const(np.array(0, np.int64), "q")], axis=0)
-    k = b.node("Gather", [qkv[0], b.const(np.array(1, np.int64), "k")], axis=0)
-    q = b.node("Div", [q[0], scalar(b, np.sqrt(depth), n.in_dtypes[0])])
-    kt = b.node("Transpose", k, perm=[0, 2, 1])
+    return b.node("Transpose", qkv, perm=[2, 1, 0, 3])[0], (length, batch, heads, depth)
+
+
+def _pick(b, qkv, which: int, hint: str) -> str:
+    return b.node("Gather", [qkv, b.const(np.array(which, np.int64), hint)], axis=0)[0]
+
+
+@register("_contrib_interleaved_matmul_selfatt_qk")
+def _selfatt_qk(b, n):
+    """``(L, N, H*3*D)`` -> ``(N*H, L, L)``: query / sqrt(D) times key transposed."""
+    qkv, (_, _, _, depth) = _heads_qkv(b, n)
+    q = b.node("Div", [_pick(b, qkv, 0, "q"), scalar(b, np.sqrt(depth), n.in_dtypes[0])])
+    kt = b.node("Transpose", [_pick(b, qkv, 1, "k")], perm=[0, 2, 1])
     b.node("MatMul", [q[0], kt[0]], outputs=n.outputs)
 
 
@@ -356,14 +359,8 @@ def _selfatt_qk(b, n):
 def _selfatt_valatt(b, n):
     """values of ``(L, N, H*3*D)`` weighted by the attention ``(N*H, L, L)`` ->
     ``(L, N, H*D)``."""
-    length, batch, width = n.in_shapes[0]
-    heads = int(n.attrs.heads)
-    depth = width // (3 * heads)
-    n.static("the attention's layout")
-    qkv = b.node("Reshape", [n.inputs[0], b.ints([length, batch * heads, 3, depth], "shape")])
-    qkv = b.node("Transpose", qkv, perm=[2, 1, 0, 3])              # (3, N*H, L, D)
-    v = b.node("Gather", [qkv[0], b.const(np.array(2, np.int64), "v")], axis=0)
-    out = b.node("MatMul", [n.inputs[1], v[0]])                    # (N*H, L, D)
+    qkv, (length, batch, heads, depth) = _heads_qkv(b, n)
+    out = b.node("MatMul", [n.inputs[1], _pick(b, qkv, 2, "v")])  # (N*H, L, D)
     out = b.node("Transpose", out, perm=[1, 0, 2])                 # (L, N*H, D)
     b.node("Reshape", [out[0], b.ints([length, batch, heads * depth], "shape")],
            outputs=n.outputs)

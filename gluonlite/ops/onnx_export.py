@@ -12,8 +12,7 @@ operator with two objects of its own (this module never imports ``onnx``):
 * a *node view* ``n``: ``n.name``, ``n.attrs`` (parsed), ``n.inputs`` (tensor names),
   ``n.in_shapes``/``n.in_dtypes``, ``n.out_shapes``/``n.out_dtypes`` (from inference:
   exports are for static shapes), ``n.outputs`` (the names the node's outputs must
-  take), ``n.param(i)`` (the value of input ``i`` when it is a parameter, else
-  ``None``), ``n.unsupported(why)`` (an ``MXNetError`` naming the node) and
+  take), ``n.unsupported(why)`` (an ``MXNetError`` naming the node) and
   ``n.static(what)``, which refuses a conversion that bakes in a shape when the export
   has dynamic input shapes.
 

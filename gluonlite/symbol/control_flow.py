@@ -143,7 +143,7 @@ def _cut(heads: list, scope: str) -> tuple[Subgraph, dict]:
     return sub, outer_of
 
 
-def _trace(scope: str, placeholders_for: list, fmt, fn, what: str):
+def _trace(scope: str, placeholders_for: list, fmt, fn):
     """Run ``fn`` on placeholder variables (one per flattened symbol) inside ``scope``.
 
     Returns ``(placeholder names, result)``."""
@@ -308,7 +308,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name: str = "while_lo
         return lambda holders: fn(*(holders if isinstance(holders, list) else [holders]))
 
     cond_scope = _unique_name(name + "_cond")
-    cond_names, pred = _trace(cond_scope, flat_vars, var_fmt, as_args(cond), "while cond")
+    cond_names, pred = _trace(cond_scope, flat_vars, var_fmt, as_args(cond))
     if not isinstance(pred, Symbol) or len(pred._heads) != 1:
         raise ValueError("the condition of while_loop must give one symbol")
     with AttrScope(**{_KEY: cond_scope}):
@@ -316,7 +316,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name: str = "while_lo
     cond_sub, cond_outer = _cut(cond_heads, cond_scope)
 
     func_scope = _unique_name(name + "_func")
-    func_names, result = _trace(func_scope, flat_vars, var_fmt, as_args(func), "while func")
+    func_names, result = _trace(func_scope, flat_vars, var_fmt, as_args(func))
     if not isinstance(result, (list, tuple)) or len(result) != 2:
         raise ValueError("func of while_loop must return (step_output, new_loop_vars)")
     step_output, new_vars = result
@@ -364,7 +364,7 @@ def cond(pred, then_func, else_func, name: str = "cond"):
     fmts = []
     for suffix, fn in (("_pred", lambda: pred), ("_then", then_func), ("_else", else_func)):
         scope = _unique_name(name + suffix)
-        _, result = _trace(scope, [], None, fn, "cond")
+        _, result = _trace(scope, [], None, fn)
         flat, fmt = _flatten(result, "cond outputs")
         with AttrScope(**{_KEY: scope}):
             heads = _outputs_for(flat, scope, keep_distinct=True)

@@ -39,22 +39,9 @@ class Subgraph:
             self._index = index_graph(topo_order(self.heads))
         return self._index
 
-    @property
-    def num_inputs(self) -> int:
-        return self.index.n_inputs
-
-    @property
-    def num_outputs(self) -> int:
-        return len(self.heads)
-
     def input_names(self) -> list:
         """Names of the subgraph's input variables."""
         return [n.name for n in self.index.variables]
-
-    def symbol(self):
-        """The subgraph as a ``Symbol`` (its heads grouped)."""
-        from .symbol import Symbol
-        return Symbol(self.heads)
 
     def _head_slots(self) -> list:
         idx = self.index
