@@ -5,90 +5,145 @@ import functools
 
 __all__ = ["is_np_array", "is_np_shape", "set_np", "reset_np", "use_np", "np_shape",
            "np_array", "set_np_shape", "use_np_shape", "use_np_array", "makedirs",
+           "is_np_default_dtype", "set_np_default_dtype", "np_default_dtype",
+           "use_np_default_dtype",
            "get_gpu_count", "get_gpu_memory", "getenv", "setenv"]
 
 
+class _NumpyMode:
+    """Which of MXNet's NumPy semantics are on (``npx.set_np``), for the whole process
+    (data-loader threads see what the main thread set)."""
+
+    def __init__(self):
+        self._modes = {"shape": False, "array": False, "dtype": False}
+
+    def get(self, key: str) -> bool:
+        return self._modes[key]
+
+    def set(self, key: str, value: bool) -> bool:
+        prev = self._modes[key]
+        self._modes[key] = bool(value)
+        return prev
+
+
+_MODE = _NumpyMode()
+
+
 def is_np_array() -> bool:
-    """Whether NumPy-compatible array semantics are on; gluonlite keeps MXNet 1.x's."""
-    return False
+    """Whether Gluon takes and gives ``mx.np`` arrays (``npx.set_np()`` turned it on)."""
+    return _MODE.get("array")
 
 
 def is_np_shape() -> bool:
-    """Whether NumPy shape semantics are on; gluonlite keeps MXNet 1.x's (0 = unknown)."""
-    return False
+    """Whether NumPy shape semantics are on (``npx.set_np()``): ``mx.np`` arrays have them
+    always; legacy ``NDArray``/``Symbol`` code keeps MXNet 1.x's shapes in gluonlite."""
+    return _MODE.get("shape")
+
+
+def is_np_default_dtype() -> bool:
+    """Whether ``mx.np`` creates ``float64`` arrays by default (``set_np(dtype=True)``)."""
+    return _MODE.get("dtype")
 
 
 def set_np_shape(active: bool) -> bool:
-    """Only legacy shape semantics exist here; asking for NumPy semantics raises."""
-    if active:
-        from .base import MXNetError
-        raise MXNetError("gluonlite implements MXNet 1.x (legacy) shape semantics only")
-    return False
+    """Turn NumPy shape semantics on or off; returns the previous state."""
+    return _MODE.set("shape", active)
+
+
+def set_np_default_dtype(is_np_default_dtype: bool = True) -> bool:  # noqa: A002
+    """Make ``mx.np`` default to ``float64`` (NumPy's) instead of ``float32``; returns the
+    previous state."""
+    return _MODE.set("dtype", is_np_default_dtype)
 
 
 def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
-    """The ``mx.np`` interface is not part of gluonlite; raises ``MXNetError`` if enabled."""
-    if shape or array:
+    """Turn on MXNet's NumPy semantics: Gluon blocks, parameters and data loaders take and
+    give ``mx.np`` arrays.  ``array=True`` needs ``shape=True`` (as in MXNet)."""
+    if not shape and array:
         from .base import MXNetError
-        raise MXNetError("gluonlite implements the MXNet 1.x nd/sym interface, not mx.np")
+        raise MXNetError("NumPy array semantics need NumPy shape semantics: "
+                         "set_np(shape=True, array=True)")
+    _MODE.set("shape", shape)
+    _MODE.set("array", array)
+    _MODE.set("dtype", dtype)
 
 
 def reset_np() -> None:
-    """No-op: NumPy semantics are never on."""
+    """Back to MXNet 1.x semantics (``NDArray`` everywhere)."""
+    set_np(shape=False, array=False, dtype=False)
 
 
-def use_np(func):
-    """Decorator kept for compatibility; legacy semantics stay on."""
-    return func
+class _ModeScope:
+    """A scope (and decorator) that sets NumPy semantics and restores them on exit."""
 
+    def __init__(self, **modes):
+        self._modes = modes
+        self._prev = None
 
-def _needs_np_semantics(func, what: str):
-    """``func`` wrapped to ask for NumPy semantics when called: decorating works (so
-    modules using the decorator import), calling raises ``MXNetError``."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        from .base import MXNetError
-        raise MXNetError(f"{getattr(func, '__name__', func)} needs MXNet's NumPy {what} "
-                         "semantics, which gluonlite (the MXNet 1.x interface) does not have")
-    return wrapper
-
-
-def use_np_shape(func):
-    """MXNet's decorator that runs ``func`` with NumPy shape semantics (zero-size and
-    0-d shapes); gluonlite has only legacy shapes, so calling the result raises."""
-    return _needs_np_semantics(func, "shape")
-
-
-def use_np_array(func):
-    """MXNet's decorator that runs ``func`` with ``mx.np`` arrays; calling the result
-    raises (gluonlite has no ``mx.np``)."""
-    return _needs_np_semantics(func, "array")
-
-
-def np_shape(active: bool = True):
-    """Scope kept for compatibility; only ``np_shape(False)`` is allowed."""
-    set_np_shape(active)
-    return _NullScope()
-
-
-def np_array(active: bool = True):
-    """Scope kept for compatibility; only ``np_array(False)`` is allowed."""
-    set_np(shape=False, array=active)
-    return _NullScope()
-
-
-class _NullScope:
     def __enter__(self):
+        self._prev = {k: _MODE.set(k, v) for k, v in self._modes.items()}
         return self
 
     def __exit__(self, *exc):
+        for k, v in self._prev.items():
+            _MODE.set(k, v)
         return False
 
     def __call__(self, func):
+        modes = self._modes
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            return func(*args, **kwargs)
+            with _ModeScope(**modes):
+                return func(*args, **kwargs)
         return wrapper
+
+
+def np_shape(active: bool = True) -> _ModeScope:
+    """Scope (``with np_shape():``) or decorator with NumPy shape semantics on or off."""
+    return _ModeScope(shape=active)
+
+
+def np_array(active: bool = True) -> _ModeScope:
+    """Scope or decorator with ``mx.np`` arrays in Gluon on or off."""
+    return _ModeScope(array=active)
+
+
+def np_default_dtype(active: bool = True) -> _ModeScope:
+    """Scope or decorator with ``float64`` as ``mx.np``'s default dtype."""
+    return _ModeScope(dtype=active)
+
+
+def use_np_shape(func):
+    """Run ``func`` (or every method of a class) with NumPy shape semantics."""
+    return _decorate(func, shape=True)
+
+
+def use_np_array(func):
+    """Run ``func`` (or every method of a class) with ``mx.np`` arrays in Gluon."""
+    return _decorate(func, array=True)
+
+
+def use_np(func):
+    """Run ``func`` (or every method of a class, such as a Gluon block) with MXNet's NumPy
+    semantics, as ``set_np()`` gives them."""
+    return _decorate(func, shape=True, array=True)
+
+
+def use_np_default_dtype(func):
+    """Run ``func`` with ``float64`` as ``mx.np``'s default dtype."""
+    return _decorate(func, dtype=True)
+
+
+def _decorate(func, **modes):
+    import inspect
+    if inspect.isclass(func):
+        for name, member in list(vars(func).items()):
+            if inspect.isfunction(member) and not (name.startswith("__") and name not in
+                                                   ("__init__", "__call__")):
+                setattr(func, name, _ModeScope(**modes)(member))
+        return func
+    return _ModeScope(**modes)(func)
 
 
 def makedirs(d: str) -> None:

@@ -108,13 +108,16 @@ def test_dataloader_iter_pads_the_last_batch():
     assert len(list(it)) == 3
 
 
-def test_np_semantics_decorators_import_but_refuse_to_run():
+def test_np_semantics_decorators_set_and_restore_the_modes():
     @mx.util.use_np_shape
-    def needs_np_shape():
-        return 1
+    def inside():
+        return mx.util.is_np_shape(), mx.util.is_np_array()
 
-    with pytest.raises(mx.base.MXNetError, match="needs_np_shape"):
-        needs_np_shape()
+    assert inside() == (True, False)
+    assert not mx.util.is_np_shape()
+    with mx.util.np_array(True):
+        assert mx.util.is_np_array()
+    assert not mx.util.is_np_array()
     assert mx.base._as_list(3) == [3] and mx.base._as_list((1, 2)) == (1, 2)
 
 

@@ -209,6 +209,10 @@ def test_elementwise_maps_one_shape(op, attrs, shape):
         assert [tuple(s) for s in outs[:n_out]] == [shape] * n_out
     rng = np.random.default_rng(0)
     inputs = [rng.uniform(0.2, 0.8, size=shape) for _ in range(n_in)]
+    first = all_samples().get(op.name)
+    if first and first[0].inputs[0].dtype.kind in "iub":  # integer-only operators
+        inputs = [rng.integers(1, 9, size=shape).astype(first[0].inputs[0].dtype)
+                  for _ in range(n_in)]
     oc = OpContext(np, True, mx.cpu())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -41,6 +41,8 @@ for _name in ("adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp
 del _name
 
 _fluent.install()
+from . import numpy as np  # noqa: E402 - mx.nd.np, MXNet's NumPy interface functions
+from . import numpy_extension as npx  # noqa: E402
 globals().update({k: v for k, v in vars(_api).items()
                   if not k.startswith("_") and callable(v) and k not in globals()})
 del _arith

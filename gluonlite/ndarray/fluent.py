@@ -34,6 +34,22 @@ def _make(method: str, func_name: str):
     return method_fn
 
 
+def _as_np_ndarray(self):
+    """The same storage as an ``mx.np`` array (no copy; autograd sees the same array)."""
+    from .numpy._array import ndarray
+    if isinstance(self, ndarray):
+        return self
+    if self.stype != "default":
+        from ..base import MXNetError
+        raise MXNetError(f"as_np_ndarray: only dense arrays convert, this one is {self.stype}")
+    v = ndarray(self._data, self._ctx)
+    v._chunk = self._get_chunk()
+    v._entry, v._grad, v._grad_req = self._entry, self._grad, self._grad_req
+    if v._grad is not None:
+        v._grad = ndarray(v._grad._data, v._ctx)
+    return v
+
+
 def install() -> None:
     """Attach every fluent method whose operator is registered."""
     from . import _api
@@ -51,9 +67,10 @@ def install() -> None:
     from .indexing import basic_slice_is_contiguous
     NDArray._basic_indexing_slice_is_contiguous = staticmethod(basic_slice_is_contiguous)
 
-    def as_np_ndarray(self):
+    def as_nd_ndarray(self):
         return self
-    NDArray.as_nd_ndarray = as_np_ndarray
+    NDArray.as_nd_ndarray = as_nd_ndarray
+    NDArray.as_np_ndarray = _as_np_ndarray
 
     def broadcast_to(self, shape):
         from . import _api

@@ -34,7 +34,7 @@ def _shapes(datas) -> str:
     return ", ".join(str(tuple(d.shape)) for d in datas)
 
 
-def invoke(op, inputs: list, attrs, out=None, ctx=None):
+def invoke(op, inputs: list, attrs, out=None, ctx=None, cls=None):
     """Run ``op`` on NDArray ``inputs`` with parsed ``attrs``.
 
     Parameters
@@ -46,6 +46,9 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
         Arrays to write the visible outputs into.
     ctx : Context, optional
         Device for operators without inputs (creation ops, samplers).
+    cls : type, optional
+        Array class of the results, for ``mx.np`` arrays (which keep 0-d results);
+        ``None``: ``NDArray``, where a 0-d result becomes shape ``(1,)`` as in MXNet.
 
     Returns
     -------
@@ -114,9 +117,13 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None):
     if out is None:
         nd_type = oc.xp.ndarray
         outputs = []
-        for r in res:
-            outputs.append(NDArray(r if type(r) is nd_type and r.ndim else _as_array(r, oc.xp),
-                                   ctx))
+        if cls is None:
+            for r in res:
+                outputs.append(NDArray(r if type(r) is nd_type and r.ndim
+                                       else _as_array(r, oc.xp), ctx))
+        else:
+            for r in res:
+                outputs.append(cls(r if type(r) is nd_type else oc.xp.asarray(r), ctx))
     else:
         outs_nd = [out] if isinstance(out, NDArray) else list(out)
         outputs = _fill_out(op, res, outs_nd, oc.xp, ctx)

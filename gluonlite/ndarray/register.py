@@ -37,8 +37,9 @@ def _unary_default_attrs(op):
     return attrs
 
 
-def make_function(op, func_name: str):
-    """Build the imperative function for ``op`` under ``func_name``."""
+def make_function(op, func_name: str, cls=None):
+    """Build the imperative function for ``op`` under ``func_name``; ``cls``: the array
+    class of the results (``mx.np.ndarray`` for ``mx.npx``; default ``NDArray``)."""
     attr_order = list(op.attrs)
     static_inputs = op._static_inputs
     n_static = len(static_inputs) if static_inputs is not None else -1
@@ -49,14 +50,15 @@ def make_function(op, func_name: str):
 
     def fn(*args, out=None, name=None, ctx=None, **kwargs):
         if unary_attrs is not None and len(args) == 1 and not kwargs and out is None \
-                and ctx is None and type(args[0]) is NDArray:
+                and ctx is None and type(args[0]) is NDArray and cls is None:
             return invoke_unary(op, args[0], unary_attrs)
         if not kwargs and len(args) == n_static and out is None and ctx is None:
             for a in args:
                 if type(a) is not NDArray:
                     break
             else:
-                return invoke(op, list(args), parse(None))
+                if cls is None:
+                    return invoke(op, list(args), parse(None))
         pos_inputs = []
         rest = []
         for i, a in enumerate(args):
@@ -105,7 +107,7 @@ def make_function(op, func_name: str):
         if len(inputs) != len(names):
             raise MXNetError(f"Operator {op.name}: expected {len(names)} input(s) "
                              f"{list(names)}, got {len(inputs)}")
-        return invoke(op, inputs, parsed, out=out, ctx=_as_ctx(ctx))
+        return invoke(op, inputs, parsed, out=out, ctx=_as_ctx(ctx), cls=cls)
 
     fn.__name__ = func_name
     fn.__qualname__ = func_name

@@ -2,8 +2,9 @@
 
 ``gluonlite/ndarray/indexing.py`` uses it while autograd records.  The ``key``
 attribute holds an object whose ``.key`` is a NumPy-style index (ints, slices,
-``None``, ``Ellipsis`` and integer arrays of the data's array module).  A 0-d
-result becomes shape ``(1,)`` (MXNet has no 0-d arrays).  The gradient scatters
+``None``, ``Ellipsis`` and integer or boolean arrays of the data's array module).  A
+0-d result becomes shape ``(1,)`` (MXNet has no 0-d arrays) unless ``np_shape`` is set
+(``mx.np`` arrays).  The gradient scatters
 the head gradient back with ``xp.add.at`` (repeated indices accumulate).
 """
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _index_fwd(oc, attrs, inputs, out):
     except IndexError as err:
         fail("_index", f"index is invalid: {err}", x.shape)
     y = xp.array(y, copy=True)
-    if y.ndim == 0:
+    if y.ndim == 0 and not attrs.np_shape:
         y = y.reshape(1)
     return [put(out, 0, y)]
 
@@ -75,9 +76,11 @@ def _index_infer(attrs, in_shapes):
     s = in_shapes[0]
     if s is None or 0 in tuple(s):
         return [s], [None]
-    return [tuple(s)], [_result_shape(tuple(s), _raw(attrs)) or (1,)]
+    shape = _result_shape(tuple(s), _raw(attrs))
+    return [tuple(s)], [shape if shape or attrs.np_shape else (1,)]
 
 
-register(OpDef("_index", _index_fwd, backward=_index_bwd, attrs={"key": Attr("any", None)},
+register(OpDef("_index", _index_fwd, backward=_index_bwd,
+               attrs={"key": Attr("any", None), "np_shape": Attr("bool", False)},
                infer_shape=_index_infer, backward_uses=("inputs",),
                doc="``data[key]`` as a copy (internal: recorded NDArray indexing)."))

@@ -64,7 +64,7 @@ cosh tanh arcsinh arccosh arctanh deg2rad rad2deg degrees radians greater greate
 less_equal not_equal equal logical_and logical_or logical_xor logical_not maximum minimum fmax
 fmin isfinite isinf isnan signbit copysign nextafter ldexp frexp modf floor ceil trunc
 bitwise_and bitwise_or bitwise_xor invert left_shift right_shift logaddexp logaddexp2
-float_power divmod""".split()
+float_power divmod gcd lcm""".split()
 
 # Functions CuPy provides with NumPy's signature (the subset gluonlite may use).
 _FUNC_NAMES = """zeros_like ones_like empty_like full_like reshape ravel transpose swapaxes

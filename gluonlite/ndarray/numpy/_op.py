@@ -1,0 +1,1022 @@
+"""The functions of ``mx.np`` (MXNet's ``mx.nd.np``): NumPy's names and signatures over
+``mx.np`` arrays, each one or a few registry operators, so that autograd records them.
+
+Where MXNet 1.9's ``mx.np`` differs from NumPy, MXNet's rule holds (see
+:mod:`gluonlite.ops.numpy_binary` for dtypes): lists and scalars become ``float32``,
+``arange``/``linspace``/``eye``/``full`` default to ``float32``, integer ``mean`` and
+division give ``float32``, indices are ``int64``.
+"""
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as onp
+
+from ...base import MXNetError
+from ...context import Context, current_context
+from ..ndarray import NDArray
+from ._array import ndarray, apply, as_np, array, zeros, ones, full, empty, _DEFAULT_FLOAT
+
+__all__ = []  # filled at the end from the public names
+
+
+def _ctx_of(*xs):
+    for x in xs:
+        if isinstance(x, NDArray):
+            return x.context
+    return None
+
+
+def _arr(x, ctx=None) -> ndarray:
+    """An operand as an ``mx.np`` array (scalars as ``float32`` 0-d arrays)."""
+    if isinstance(x, ndarray):
+        return x
+    if isinstance(x, NDArray):
+        return x.as_np_ndarray()
+    return array(x, ctx=ctx)
+
+
+def _out(res, out):
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
+def _axis_attr(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, numbers.Integral):
+        return (int(axis),)
+    return tuple(int(a) for a in axis)
+
+
+# -- creation ---------------------------------------------------------------------------------
+def zeros_like(a, dtype=None, order="C", ctx=None, out=None) -> ndarray:
+    """Zeros with the shape (and dtype, unless given) of ``a``."""
+    a = _arr(a)
+    return _out(zeros(a.shape, dtype or a.dtype, ctx=ctx or a.context), out)
+
+
+def ones_like(a, dtype=None, order="C", ctx=None, out=None) -> ndarray:
+    """Ones with the shape (and dtype, unless given) of ``a``."""
+    a = _arr(a)
+    return _out(ones(a.shape, dtype or a.dtype, ctx=ctx or a.context), out)
+
+
+def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None) -> ndarray:
+    """``fill_value`` with the shape (and dtype, unless given) of ``a``."""
+    a = _arr(a)
+    return _out(full(a.shape, fill_value, dtype or a.dtype, ctx=ctx or a.context), out)
+
+
+def empty_like(prototype, dtype=None, order="C", subok=False, shape=None) -> ndarray:
+    """An array like ``prototype`` (zeros here)."""
+    p = _arr(prototype)
+    return zeros(shape or p.shape, dtype or p.dtype, ctx=p.context)
+
+
+def _host_array(values, dtype, ctx) -> ndarray:
+    ctx = ctx or current_context()
+    return ndarray(ctx.xp.asarray(values.astype(dtype, copy=False)), ctx)
+
+
+def arange(start, stop=None, step=1, dtype=None, ctx=None) -> ndarray:
+    """Evenly spaced values in ``[start, stop)`` (``float32`` unless ``dtype`` is given)."""
+    if stop is None:
+        start, stop = 0, start
+    return _host_array(onp.arange(start, stop, step, dtype=onp.float64), dtype or _DEFAULT_FLOAT,
+                       ctx)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    vals, step = onp.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
+    res = _host_array(vals, dtype or _DEFAULT_FLOAT, ctx)
+    return (res, step) if retstep else res
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
+    """``base ** linspace(start, stop, num)``."""
+    vals = onp.logspace(start, stop, num, endpoint=endpoint, base=base, axis=axis)
+    return _host_array(vals, dtype or _DEFAULT_FLOAT, ctx)
+
+
+def eye(N, M=None, k=0, dtype=None, ctx=None) -> ndarray:  # noqa: N803 - NumPy's names
+    """Ones on the ``k``-th diagonal."""
+    return _host_array(onp.eye(N, M, k), dtype or _DEFAULT_FLOAT, ctx)
+
+
+def identity(n, dtype=None, ctx=None) -> ndarray:
+    """The ``n`` x ``n`` identity."""
+    return eye(n, dtype=dtype, ctx=ctx)
+
+
+def tri(N, M=None, k=0, dtype=None, ctx=None) -> ndarray:  # noqa: N803
+    return _host_array(onp.tri(N, M, k), dtype or _DEFAULT_FLOAT, ctx)
+
+
+def indices(dimensions, dtype=onp.int32, ctx=None) -> ndarray:
+    """The index grid of an array of shape ``dimensions`` (``int32`` as in MXNet)."""
+    return _host_array(onp.indices(dimensions), dtype, ctx)
+
+
+def copy(a) -> ndarray:
+    """A copy of ``a``."""
+    return _arr(a).copy()
+
+
+def asarray(a, dtype=None, ctx=None) -> ndarray:
+    if isinstance(a, ndarray) and (dtype is None or a.dtype == onp.dtype(dtype)):
+        return a
+    return array(a, dtype=dtype, ctx=ctx)
+
+
+# -- elementwise binary -----------------------------------------------------------------------
+_NONCOMMUTATIVE = {"subtract", "true_divide", "mod", "power", "arctan2", "copysign", "fmod",
+                   "ldexp"}
+
+
+def _binary(name: str, x1, x2, out=None):
+    a_arr, b_arr = isinstance(x1, NDArray), isinstance(x2, NDArray)
+    if a_arr and b_arr:
+        res = apply(f"_npi_{name}", [_arr(x1), _arr(x2)])
+    elif a_arr and _is_scalar(x2):
+        res = apply(f"_npi_{name}_scalar", [_arr(x1)], scalar=float(x2), is_int=_is_int(x2))
+    elif b_arr and _is_scalar(x1):
+        op = f"_npi_r{name}_scalar" if name in _NONCOMMUTATIVE else f"_npi_{name}_scalar"
+        res = apply(op, [_arr(x2)], scalar=float(x1), is_int=_is_int(x1))
+    else:
+        ctx = _ctx_of(x1, x2)
+        res = apply(f"_npi_{name}", [_operand(x1, ctx), _operand(x2, ctx)])
+    return _out(res, out)
+
+
+def _is_scalar(x) -> bool:
+    return isinstance(x, (numbers.Number, onp.generic)) and not isinstance(x, complex)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (numbers.Integral, onp.integer, onp.bool_))
+
+
+def _operand(x, ctx):
+    if isinstance(x, NDArray):
+        return _arr(x)
+    if isinstance(x, onp.ndarray):
+        return array(x, ctx=ctx)
+    if _is_scalar(x):
+        return array(x, dtype=onp.int64 if _is_int(x) and not isinstance(x, bool) else None,
+                     ctx=ctx)
+    return array(x, ctx=ctx)
+
+
+def _def_binary(name, op_name=None):
+    def fn(x1, x2, out=None, **kwargs):
+        return _binary(op_name or name, x1, x2, out)
+    fn.__name__ = name
+    fn.__doc__ = f"NumPy ``{name}`` of two arrays or an array and a scalar (broadcasting)."
+    return fn
+
+
+_BINARY_NAMES = {
+    "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "true_divide",
+    "true_divide": "true_divide", "mod": "mod", "remainder": "mod", "power": "power",
+    "maximum": "maximum", "minimum": "minimum", "hypot": "hypot", "arctan2": "arctan2",
+    "copysign": "copysign", "fmod": "fmod", "lcm": "lcm", "gcd": "gcd",
+    "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
+    "ldexp": "ldexp", "equal": "equal", "not_equal": "not_equal", "greater": "greater",
+    "greater_equal": "greater_equal", "less": "less", "less_equal": "less_equal",
+    "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor",
+    "fmax": "maximum", "fmin": "minimum",
+}
+for _n, _op_name in _BINARY_NAMES.items():
+    globals()[_n] = _def_binary(_n, _op_name)
+
+
+def floor_divide(x1, x2, out=None):
+    """``floor(x1 / x2)`` in the operands' dtype."""
+    q = floor(_binary("true_divide", x1, x2))
+    dt = onp.result_type(*[x.dtype if isinstance(x, NDArray) else onp.asarray(x).dtype
+                           for x in (x1, x2)])
+    return _out(q.astype(dt) if dt.kind in "iu" else q, out)
+
+
+# -- elementwise unary (the legacy operators, which already follow MXNet's dtype rules) -------
+_UNARY = {
+    "exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10",
+    "log1p": "log1p", "sqrt": "sqrt", "cbrt": "cbrt", "square": "square",
+    "reciprocal": "reciprocal", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "arcsin",
+    "arccos": "arccos", "arctan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "arcsinh": "arcsinh", "arccosh": "arccosh", "arctanh": "arctanh", "degrees": "degrees",
+    "radians": "radians", "rad2deg": "degrees", "deg2rad": "radians", "negative": "negative",
+    "absolute": "abs", "abs": "abs", "fabs": "abs", "sign": "sign", "floor": "floor",
+    "ceil": "ceil", "trunc": "trunc", "fix": "fix", "rint": "rint",
+}
+
+
+def _def_unary(name, op_name):
+    def fn(x, out=None, **kwargs):
+        return _out(apply(op_name, [_arr(x)]), out)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise NumPy ``{name}``."
+    return fn
+
+
+for _n, _op_name in _UNARY.items():
+    globals()[_n] = _def_unary(_n, _op_name)
+
+
+def positive(x, out=None) -> ndarray:
+    return _out(_arr(x).copy(), out)
+
+
+def logical_not(x, out=None) -> ndarray:
+    """``x == 0`` as ``bool``."""
+    return _out(_binary("equal", _arr(x), 0), out)
+
+
+def invert(x, out=None) -> ndarray:
+    """Bitwise NOT of integers (logical NOT of ``bool``)."""
+    x = _arr(x)
+    if x.dtype == onp.bool_:
+        return logical_not(x, out)
+    if x.dtype.kind not in "iu":
+        raise MXNetError(f"invert: needs an integer or bool array, got {x.dtype}")
+    return _out(_binary("bitwise_xor", x, -1), out)
+
+
+bitwise_not = invert
+
+
+def isnan(x, out=None) -> ndarray:
+    return _out(_binary("not_equal", _arr(x), _arr(x)), out)
+
+
+def isinf(x, out=None) -> ndarray:
+    return _out(_binary("equal", absolute(_arr(x)), onp.inf), out)
+
+
+def isposinf(x, out=None) -> ndarray:
+    return _out(_binary("equal", _arr(x), onp.inf), out)
+
+
+def isneginf(x, out=None) -> ndarray:
+    return _out(_binary("equal", _arr(x), -onp.inf), out)
+
+
+def isfinite(x, out=None) -> ndarray:
+    return _out(logical_not(logical_or(isnan(x), isinf(x))), out)
+
+
+def around(a, decimals: int = 0, out=None) -> ndarray:
+    """Round to ``decimals`` places, halves to even (NumPy's rule)."""
+    return _out(apply("_npi_around", [_arr(a)], decimals=decimals), out)
+
+
+round = around  # noqa: A001 - NumPy's name
+round_ = around
+
+
+def clip(a, a_min, a_max, out=None) -> ndarray:
+    """Values limited to ``[a_min, a_max]`` (either may be None)."""
+    a = _arr(a)
+    lo = -onp.inf if a_min is None else float(a_min)
+    hi = onp.inf if a_max is None else float(a_max)
+    return _out(apply("clip", [a], a_min=lo, a_max=hi), out)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None) -> ndarray:
+    """NaN and infinities replaced by finite numbers (the dtype's extremes by default)."""
+    x = _arr(x)
+    if x.dtype.kind != "f":
+        return x.copy() if copy else x
+    info = onp.finfo(x.dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    res = where(isnan(x), nan, where(isposinf(x), hi, where(isneginf(x), lo, x)))
+    if not copy:
+        x[...] = res
+        return x
+    return res
+
+
+# -- reductions -------------------------------------------------------------------------------
+def _reduce(op_name, a, axis, keepdims, dtype=None, out=None, **extra):
+    a = _arr(a)
+    res = apply(op_name, [a], axis=_axis_attr(axis), keepdims=keepdims,
+                dtype=None if dtype is None else onp.dtype(dtype), **extra)
+    return _out(res, out)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """Sum over ``axis`` (every axis when None)."""
+    res = _reduce("_np_sum", a, axis, keepdims, dtype)
+    return _out(res if initial is None else res + initial, out)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+    res = _reduce("_np_prod", a, axis, keepdims, dtype)
+    return _out(res if initial is None else res * initial, out)
+
+
+product = prod
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _reduce("_npi_mean", a, axis, keepdims, dtype, out)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _reduce("_npi_std", a, axis, keepdims, dtype, out, ddof=ddof)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _reduce("_npi_var", a, axis, keepdims, dtype, out, ddof=ddof)
+
+
+def max(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _out(apply("_np_max", [_arr(a)], axis=_axis_attr(axis), keepdims=keepdims), out)
+
+
+def min(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _out(apply("_np_min", [_arr(a)], axis=_axis_attr(axis), keepdims=keepdims), out)
+
+
+amax = max
+amin = min
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    return _out(max(a, axis, keepdims=keepdims) - min(a, axis, keepdims=keepdims), out)
+
+
+def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _out(apply("_np_all", [_arr(a)], axis=_axis_attr(axis), keepdims=keepdims), out)
+
+
+def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
+    return _out(apply("_np_any", [_arr(a)], axis=_axis_attr(axis), keepdims=keepdims), out)
+
+
+def argmax(a, axis=None, out=None):
+    return _out(apply("_npi_argmax", [_arr(a)], axis=axis), out)
+
+
+def argmin(a, axis=None, out=None):
+    return _out(apply("_npi_argmin", [_arr(a)], axis=axis), out)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _out(apply("_np_cumsum", [_arr(a)], axis=axis, dtype=dtype), out)
+
+
+def average(a, axis=None, weights=None, returned=False):
+    """Mean, or weighted mean along ``axis``."""
+    a = _arr(a)
+    if weights is None:
+        avg = mean(a, axis)
+        scl = full(avg.shape, a.size / builtins.max(avg.size, 1), dtype=avg.dtype, ctx=a.context)
+    else:
+        w = _arr(weights, a.context)
+        if w.shape != a.shape:
+            if axis is None or w.ndim != 1 or w.shape[0] != a.shape[axis]:
+                raise MXNetError(f"average: weights of shape {w.shape} do not fit an array "
+                                 f"of shape {a.shape} along axis {axis}")
+            shape = [1] * a.ndim
+            shape[axis] = w.shape[0]
+            w = w.reshape(shape)
+        scl = sum(broadcast_to(w, a.shape), axis)
+        avg = sum(a * w, axis) / scl
+    return (avg, scl) if returned else avg
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
+               keepdims=False):
+    """The ``q``-th percentile (no gradient)."""
+    return _host_fn(onp.percentile, a, q, axis=axis, method=interpolation, keepdims=keepdims,
+                    out=out)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
+             keepdims=False):
+    """The ``q``-th quantile (no gradient)."""
+    return _host_fn(onp.quantile, a, q, axis=axis, method=interpolation, keepdims=keepdims,
+                    out=out)
+
+
+def _host_fn(fn, a, *args, out=None, **kwargs):
+    """A NumPy function without gradient run on the host, in the input's dtype."""
+    a = _arr(a)
+    host_args = [x.asnumpy() if isinstance(x, NDArray) else x for x in args]
+    res = onp.asarray(fn(a.asnumpy(), *host_args, **kwargs))
+    return _out(_host_array(res, a.dtype if a.dtype.kind == "f" else res.dtype, a.context), out)
+
+
+# -- shape manipulation -----------------------------------------------------------------------
+def _resolve_shape(size: int, shape: tuple, src_shape: tuple) -> tuple:
+    shape = tuple(int(d) for d in shape)
+    if shape.count(-1) > 1:
+        raise MXNetError(f"reshape: can only specify one unknown dimension, got {shape}")
+    if -1 in shape:
+        known = 1
+        for d in shape:
+            if d != -1:
+                known *= d
+        if known == 0 or size % known:
+            raise MXNetError(f"reshape: cannot reshape array of shape {src_shape} into {shape}")
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    n = 1
+    for d in shape:
+        n *= d
+    if n != size or builtins.any(d < 0 for d in shape):
+        raise MXNetError(f"reshape: cannot reshape array of shape {src_shape} into {shape}")
+    return shape
+
+
+def reshape(a, newshape, order="C") -> ndarray:
+    """``a`` with a new shape (NumPy's rule: one ``-1`` stands for the rest)."""
+    if order != "C":
+        raise NotImplementedError("reshape: only order='C' is supported")
+    a = _arr(a)
+    if isinstance(newshape, numbers.Integral):
+        newshape = (newshape,)
+    shape = _resolve_shape(a.size, tuple(newshape), a.shape)
+    if shape == a.shape:
+        return a if not _recording(a) else apply("_copy", [a])
+    if 0 in shape or 0 in a.shape or not _recording(a):
+        return a._view(a._data.reshape(shape)) if a._data.flags.c_contiguous else \
+            ndarray(a._data.reshape(shape), a.context)
+    return apply("Reshape", [a], shape=shape)
+
+
+def _recording(*xs) -> bool:
+    from ._array import recording
+    return recording(*xs)
+
+
+def ravel(x, order="C") -> ndarray:
+    return reshape(x, (-1,), order)
+
+
+def transpose(a, axes=None) -> ndarray:
+    a = _arr(a)
+    if axes is None:
+        axes = tuple(range(a.ndim))[::-1]
+    axes = tuple(int(x) % builtins.max(a.ndim, 1) for x in axes)
+    if a.ndim < 2 and not axes:
+        return a
+    return apply("transpose", [a], axes=axes)
+
+
+def swapaxes(a, axis1, axis2) -> ndarray:
+    a = _arr(a)
+    axes = list(range(a.ndim))
+    i, j = axis1 % a.ndim, axis2 % a.ndim
+    axes[i], axes[j] = axes[j], axes[i]
+    return transpose(a, axes)
+
+
+def moveaxis(a, source, destination) -> ndarray:
+    a = _arr(a)
+    src = [source] if isinstance(source, numbers.Integral) else list(source)
+    dst = [destination] if isinstance(destination, numbers.Integral) else list(destination)
+    src = [s % a.ndim for s in src]
+    dst = [d % a.ndim for d in dst]
+    order = [i for i in range(a.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(a, order)
+
+
+def rollaxis(a, axis, start=0) -> ndarray:
+    a = _arr(a)
+    axis %= a.ndim
+    start = start % (a.ndim + 1) if start < 0 else start
+    if axis < start:
+        start -= 1
+    return moveaxis(a, axis, start) if axis != start else a
+
+
+def expand_dims(a, axis) -> ndarray:
+    a = _arr(a)
+    axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
+    n = a.ndim + len(axes)
+    shape = list(a.shape)
+    for ax in sorted(x % n for x in axes):
+        shape.insert(ax, 1)
+    return reshape(a, tuple(shape))
+
+
+def squeeze(a, axis=None) -> ndarray:
+    a = _arr(a)
+    if axis is None:
+        shape = tuple(d for d in a.shape if d != 1)
+    else:
+        axes = {x % a.ndim for x in ([axis] if isinstance(axis, numbers.Integral) else axis)}
+        for ax in axes:
+            if a.shape[ax] != 1:
+                raise MXNetError(f"squeeze: cannot select an axis to squeeze out which has "
+                                 f"size not equal to one (axis {ax} of shape {a.shape})")
+        shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
+    return reshape(a, shape)
+
+
+def broadcast_to(array, shape) -> ndarray:  # noqa: A002 - NumPy's name
+    a = _arr(array)
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    if a.shape == shape:
+        return a
+    if a.ndim < len(shape):
+        a = reshape(a, (1,) * (len(shape) - a.ndim) + a.shape)
+    return apply("broadcast_to", [a], shape=shape)
+
+
+def broadcast_arrays(*args):
+    arrs = [_arr(x) for x in args]
+    shape = onp.broadcast_shapes(*[x.shape for x in arrs])
+    return [broadcast_to(x, shape) for x in arrs]
+
+
+def atleast_1d(*arys):
+    res = [reshape(_arr(a), (1,)) if _arr(a).ndim == 0 else _arr(a) for a in arys]
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_2d(*arys):
+    res = []
+    for a in arys:
+        a = _arr(a)
+        res.append(reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_3d(*arys):
+    res = []
+    for a in arys:
+        a = _arr(a)
+        if a.ndim == 0:
+            a = reshape(a, (1, 1, 1))
+        elif a.ndim == 1:
+            a = reshape(a, (1, a.shape[0], 1))
+        elif a.ndim == 2:
+            a = reshape(a, a.shape + (1,))
+        res.append(a)
+    return res[0] if len(res) == 1 else res
+
+
+def _promote_all(arrs):
+    dt = arrs[0].dtype
+    from ...ops.numpy_binary import np_result_dtype
+    for x in arrs[1:]:
+        dt = np_result_dtype(dt, x.dtype)
+    return [x if x.dtype == dt else x.astype(dt) for x in arrs]
+
+
+def concatenate(seq, axis=0, out=None) -> ndarray:
+    arrs = [_arr(x) for x in seq]
+    if axis is None:
+        arrs = [ravel(x) for x in arrs]
+        axis = 0
+    arrs = _promote_all(arrs)
+    if len(arrs) == 1:
+        return _out(arrs[0].copy(), out)
+    return _out(apply("Concat", arrs, dim=axis % arrs[0].ndim, num_args=len(arrs)), out)
+
+
+def append(arr, values, axis=None) -> ndarray:
+    return concatenate([arr, values], axis=axis)
+
+
+def stack(arrays, axis=0, out=None) -> ndarray:
+    arrs = _promote_all([_arr(x) for x in arrays])
+    return _out(apply("stack", arrs, axis=axis, num_args=len(arrs)), out)
+
+
+def vstack(arrays, out=None) -> ndarray:
+    return concatenate([atleast_2d(x) for x in arrays], axis=0, out=out)
+
+
+row_stack = vstack
+
+
+def hstack(arrays) -> ndarray:
+    arrs = [atleast_1d(x) for x in arrays]
+    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
+
+
+def dstack(arrays) -> ndarray:
+    return concatenate([atleast_3d(x) for x in arrays], axis=2)
+
+
+def column_stack(tup) -> ndarray:
+    arrs = []
+    for x in tup:
+        x = _arr(x)
+        arrs.append(reshape(x, (x.shape[0], 1)) if x.ndim == 1 else x)
+    return concatenate(arrs, axis=1)
+
+
+def _split_points(n, indices_or_sections, exact: bool):
+    if isinstance(indices_or_sections, numbers.Integral):
+        k = int(indices_or_sections)
+        if exact and n % k:
+            raise MXNetError(f"split: array split does not result in an equal division "
+                             f"(axis of size {n} into {k})")
+        base, extra = divmod(n, k)
+        sizes = [base + 1] * extra + [base] * (k - extra)
+        return list(onp.cumsum(sizes)[:-1])
+    return [int(i) for i in indices_or_sections]
+
+
+def split(ary, indices_or_sections, axis=0):
+    a = _arr(ary)
+    return _split(a, _split_points(a.shape[axis], indices_or_sections, True), axis)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    a = _arr(ary)
+    return _split(a, _split_points(a.shape[axis], indices_or_sections, False), axis)
+
+
+def _split(a, points, axis):
+    axis %= a.ndim
+    bounds = [0] + [builtins.min(builtins.max(p, 0), a.shape[axis]) for p in points] + \
+        [a.shape[axis]]
+    res = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        key = (slice(None),) * axis + (slice(lo, builtins.max(lo, hi)),)
+        res.append(a[key])
+    return res
+
+
+def hsplit(ary, indices_or_sections):
+    a = _arr(ary)
+    return split(a, indices_or_sections, axis=0 if a.ndim == 1 else 1)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=2)
+
+
+def tile(A, reps) -> ndarray:  # noqa: N803
+    reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(reps)
+    return apply("tile", [_arr(A)], reps=reps)
+
+
+def repeat(a, repeats, axis=None) -> ndarray:
+    a = _arr(a)
+    if not isinstance(repeats, numbers.Integral):
+        raise NotImplementedError("repeat: only an integer number of repeats is supported")
+    return apply("repeat", [a], repeats=int(repeats), axis=axis)
+
+
+def flip(m, axis=None, out=None) -> ndarray:
+    m = _arr(m)
+    axes = tuple(range(m.ndim)) if axis is None else _axis_attr(axis)
+    return _out(apply("reverse", [m], axis=tuple(x % m.ndim for x in axes)), out)
+
+
+def fliplr(m) -> ndarray:
+    return flip(m, 1)
+
+
+def flipud(m) -> ndarray:
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None) -> ndarray:
+    a = _arr(a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), a.shape)
+    shifts = [shift] if isinstance(shift, numbers.Integral) else list(shift)
+    axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    for s, ax in zip(shifts, axes):
+        n = a.shape[ax]
+        s %= builtins.max(n, 1)
+        if s:
+            lead = (slice(None),) * (ax % a.ndim)
+            a = concatenate([a[lead + (slice(n - s, n),)], a[lead + (slice(0, n - s),)]], ax)
+    return a
+
+
+def rot90(m, k=1, axes=(0, 1)) -> ndarray:
+    m = _arr(m)
+    k %= 4
+    a0, a1 = axes
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, a0), a1)
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
+
+
+def where(condition, x=None, y=None) -> ndarray:
+    """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting); with only
+    ``condition``, the indices of its nonzero elements."""
+    if x is None and y is None:
+        return nonzero(condition)
+    cond = _arr(condition)
+    ctx = cond.context
+    xs = [_arr(x, ctx) if not _is_scalar(x) else None, _arr(y, ctx) if not _is_scalar(y) else None]
+    ref = [v for v in xs if v is not None]
+    dt = _promote_all(ref)[0].dtype if ref else _DEFAULT_FLOAT
+    vals = []
+    for v, s in zip(xs, (x, y)):
+        vals.append(full((), s, dtype=dt, ctx=ctx) if v is None else v.astype(dt, copy=False))
+    shape = onp.broadcast_shapes(cond.shape, vals[0].shape, vals[1].shape)
+    cond, xv, yv = (broadcast_to(t, shape) for t in (cond, vals[0], vals[1]))
+    if not shape:
+        cond, xv, yv = (reshape(t, (1,)) for t in (cond, xv, yv))
+        return reshape(apply("where", [cond, xv, yv]), ())
+    return apply("where", [cond, xv, yv])
+
+
+def tril(m, k=0) -> ndarray:
+    return apply("_npi_tril", [_arr(m)], k=k)
+
+
+def triu(m, k=0) -> ndarray:
+    m = _arr(m)
+    return m - tril(m, k - 1)
+
+
+def diag(v, k=0) -> ndarray:
+    return apply("diag", [_arr(v)], k=k)
+
+
+def diagflat(v, k=0) -> ndarray:
+    return diag(ravel(_arr(v)), k)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1) -> ndarray:
+    return apply("diag", [_arr(a)], k=offset, axis1=axis1, axis2=axis2)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, out=None) -> ndarray:
+    return _out(sum(diagonal(a, offset, axis1, axis2), axis=-1), out)
+
+
+def take(a, indices, axis=None, mode="raise", out=None) -> ndarray:
+    a = _arr(a)
+    idx = _arr(indices, a.context)
+    if axis is None:
+        a, axis = ravel(a), 0
+    if mode == "raise":
+        n = a.shape[axis]
+        host = idx.asnumpy()
+        if host.size and (host.min() < -n or host.max() >= n):
+            raise MXNetError(f"take: index out of bounds for axis {axis} with size {n}")
+        mode = "wrap"
+    return _out(apply("take", [a, idx.astype(onp.int64, copy=False)], axis=axis, mode=mode), out)
+
+
+def pad(x, pad_width, mode="constant", **kwargs) -> ndarray:
+    """NumPy ``pad``: ``constant``, ``edge``, ``reflect``, ``symmetric``, ``wrap`` (with
+    gradients) and ``maximum``, ``minimum``, ``mean``, ``linear_ramp``."""
+    x = _arr(x)
+    w = onp.broadcast_to(onp.asarray(pad_width, dtype=onp.int64), (x.ndim, 2))
+    return apply("_npi_pad", [x], pad_width=tuple(int(v) for v in w.reshape(-1)), mode=mode,
+                 constant_value=float(kwargs.get("constant_values", 0)),
+                 reflect_type=kwargs.get("reflect_type", "even"))
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None) -> ndarray:
+    a = _arr(a)
+    if prepend is not None or append is not None:
+        parts = [p for p in (prepend, a, append) if p is not None]
+        a = concatenate([broadcast_to(_arr(p, a.context), _edge_shape(a, axis))
+                         if _arr(p, a.context).ndim == 0 else p for p in parts], axis)
+    for _ in range(n):
+        ax = axis % a.ndim
+        lead = (slice(None),) * ax
+        a = a[lead + (slice(1, None),)] - a[lead + (slice(None, -1),)]
+    return a
+
+
+def _edge_shape(a, axis):
+    shape = list(a.shape)
+    shape[axis] = 1
+    return tuple(shape)
+
+
+def ediff1d(ary, to_end=None, to_begin=None) -> ndarray:
+    a = ravel(_arr(ary))
+    parts = []
+    if to_begin is not None:
+        parts.append(ravel(_arr(to_begin, a.context)))
+    parts.append(a[1:] - a[:-1])
+    if to_end is not None:
+        parts.append(ravel(_arr(to_end, a.context)))
+    return concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
+    arrs = [ravel(_arr(x)) for x in xi]
+    n = len(arrs)
+    shape = [x.shape[0] for x in arrs]
+    if indexing == "xy" and n > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    res = []
+    for i, x in enumerate(arrs):
+        s = [1] * n
+        j = i
+        if indexing == "xy" and n > 1 and i < 2:
+            j = 1 - i
+        s[j] = x.shape[0]
+        r = reshape(x, tuple(s))
+        res.append(r if sparse else broadcast_to(r, tuple(shape)))
+    return res
+
+
+# -- sorting, searching, counting -------------------------------------------------------------
+def sort(a, axis=-1, kind=None, order=None) -> ndarray:
+    a = _arr(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    return apply("sort", [a], axis=axis, is_ascend=True)
+
+
+def argsort(a, axis=-1, kind=None, order=None) -> ndarray:
+    a = _arr(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    return apply("argsort", [a], axis=axis, is_ascend=True, dtype=onp.int64)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    res = apply("_npi_unique", [_arr(ar)], return_index=return_index,
+                return_inverse=return_inverse, return_counts=return_counts, axis=axis)
+    return tuple(res) if isinstance(res, list) else res
+
+
+def nonzero(a):
+    a = _arr(a)
+    idx = apply("_npx_nonzero", [a])
+    return tuple(idx[:, i] for i in range(a.ndim))
+
+
+def argwhere(a) -> ndarray:
+    return apply("_npx_nonzero", [_arr(a)])
+
+
+def flatnonzero(a) -> ndarray:
+    return nonzero(ravel(_arr(a)))[0]
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    res = sum(_arr(a) != 0, axis=axis, keepdims=keepdims)
+    return int(res.item()) if axis is None and not keepdims else res
+
+
+def bincount(x, weights=None, minlength=0) -> ndarray:
+    x = _arr(x)
+    if weights is None:
+        return apply("_npi_bincount", [x], minlength=minlength)
+    return apply("_npi_bincount", [x, _arr(weights, x.context)], minlength=minlength,
+                 has_weights=True)
+
+
+def histogram(a, bins=10, range=None, normed=None, weights=None, density=None):  # noqa: A002
+    """Counts (``int64``) and bin edges (the input's dtype) over ``range``."""
+    a = _arr(a)
+    if isinstance(bins, numbers.Integral):
+        if range is None:
+            raise NotImplementedError("histogram: automatic range is not supported; "
+                                      "pass range=(lo, hi)")
+        counts, edges = apply("_histogram", [ravel(a)], bin_cnt=int(bins), range=tuple(range))
+    else:
+        counts, edges = apply("_histogram", [ravel(a), _arr(bins, a.context)])
+    return [counts.astype(onp.int64), edges]
+
+
+def interp(x, xp, fp, left=None, right=None, period=None) -> ndarray:
+    """Piecewise-linear interpolation (``float64`` as MXNet gives it; no gradient)."""
+    ref = _arr(x) if isinstance(x, NDArray) else _arr(xp)
+    host = [v.asnumpy() if isinstance(v, NDArray) else v for v in (x, xp, fp)]
+    res = onp.asarray(onp.interp(*host, left=left, right=right, period=period),
+                      dtype=onp.float64)
+    return _host_array(res, onp.float64, ref.context)
+
+
+# -- products ---------------------------------------------------------------------------------
+def tensordot(a, b, axes=2) -> ndarray:
+    a, b = _arr(a), _arr(b)
+    if isinstance(axes, numbers.Integral):
+        ax_a = tuple(range(a.ndim - axes, a.ndim))
+        ax_b = tuple(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = (ax_a,) if isinstance(ax_a, numbers.Integral) else tuple(ax_a)
+        ax_b = (ax_b,) if isinstance(ax_b, numbers.Integral) else tuple(ax_b)
+    return apply("_npi_tensordot", [a, b], a_axes_summed=ax_a, b_axes_summed=ax_b)
+
+
+def dot(a, b, out=None) -> ndarray:
+    """NumPy ``dot``: the last axis of ``a`` with the second-to-last of ``b``."""
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _out(multiply(a, b), out)
+    return _out(tensordot(a, b, ((a.ndim - 1,), (builtins.max(b.ndim - 2, 0),))), out)
+
+
+def matmul(a, b, out=None) -> ndarray:
+    return _out(apply("_npi_matmul", [_arr(a), _arr(b)]), out)
+
+
+def inner(a, b) -> ndarray:
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
+
+
+def outer(a, b) -> ndarray:
+    return multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))
+
+
+def vdot(a, b) -> ndarray:
+    return dot(ravel(a), ravel(b))
+
+
+def kron(a, b) -> ndarray:
+    a, b = _arr(a), _arr(b)
+    if a.ndim != b.ndim:
+        raise NotImplementedError("kron: inputs of different ranks are not supported")
+    ea = reshape(a, tuple(d for s in a.shape for d in (s, 1)))
+    eb = reshape(b, tuple(d for s in b.shape for d in (1, s)))
+    return reshape(ea * eb, tuple(x * y for x, y in zip(a.shape, b.shape)))
+
+
+def einsum(subscripts, *operands, out=None, optimize=False) -> ndarray:
+    ops = [_arr(x) for x in operands]
+    return _out(apply("_npi_einsum", ops, subscripts=subscripts, num_args=len(ops),
+                      optimize=int(bool(optimize))), out)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> ndarray:
+    a, b = _arr(a), _arr(b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise MXNetError(f"cross: only 3-element vectors are supported, got {a.shape} and "
+                         f"{b.shape}")
+    a0, a1, a2 = (a[..., i] for i in range(3))
+    b0, b1, b2 = (b[..., i] for i in range(3))
+    c = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return moveaxis(c, -1, axisc)
+
+
+# -- misc -------------------------------------------------------------------------------------
+def shape(a) -> tuple:
+    return _arr(a).shape
+
+
+def size(a, axis=None) -> int:
+    a = _arr(a)
+    return a.size if axis is None else a.shape[axis]
+
+
+def ndim(a) -> int:
+    return _arr(a).ndim
+
+
+def may_share_memory(a, b, max_work=None) -> bool:
+    return onp.may_share_memory(_arr(a)._data, _arr(b)._data)
+
+
+shares_memory = may_share_memory
+
+
+def array_equal(a1, a2, equal_nan=False) -> bool:
+    a1, a2 = _arr(a1), _arr(a2, a1.context)
+    return a1.shape == a2.shape and builtins.bool(all(a1 == a2))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return builtins.bool(all(isclose(a, b, rtol, atol, equal_nan)))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> ndarray:
+    a = _arr(a)
+    b = _arr(b, a.context)
+    res = less_equal(absolute(a - b), atol + rtol * absolute(b))
+    if equal_nan:
+        res = logical_or(res, logical_and(isnan(a), isnan(b)))
+    return res
+
+
+__all__ = sorted(n for n, v in globals().items()
+                 if not n.startswith("_") and callable(v) and getattr(v, "__module__", "")
+                 == __name__)
+__all__ += ["ndarray", "array", "zeros", "ones", "full", "empty"]

@@ -1,0 +1,236 @@
+"""``mx.np.linalg`` (MXNet's ``mx.nd.np.linalg``): NumPy's linear algebra over
+``mx.np`` arrays, batched over leading axes.  ``inv``, ``det``, ``slogdet``,
+``cholesky``, ``solve``, ``eigvalsh``, ``norm``, ``tensorinv``/``tensorsolve`` and
+``multi_dot``/``matrix_power`` record gradients; ``svd``, ``eigh``, ``qr``, ``pinv``,
+``eig``, ``eigvals``, ``lstsq`` and ``matrix_rank`` do not (yet) in gluonlite.
+"""
+from __future__ import annotations
+
+
+import numbers
+
+import numpy as onp
+
+from ...base import MXNetError
+from . import _op
+from ._array import apply, ndarray
+
+__all__ = ["norm", "inv", "det", "slogdet", "cholesky", "solve", "eigvalsh", "eigh", "svd",
+           "qr", "pinv", "eig", "eigvals", "lstsq", "matrix_rank", "matrix_power",
+           "multi_dot", "tensorinv", "tensorsolve", "cond"]
+
+
+def _square(name, a):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise MXNetError(f"linalg.{name}: needs square matrices in the last two axes, got "
+                         f"shape {a.shape}")
+
+
+def _float(a):
+    a = _op._arr(a)
+    return a if a.dtype.kind == "f" else a.astype(onp.float32)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
+    """Vector and matrix norms: Frobenius/2-norm by default, ``ord`` in 1, 2, inf, -inf,
+    0, other p for vectors; 'fro', 'nuc', 1, -1, inf, -inf for matrices."""
+    x = _float(x)
+    if axis is None:
+        if ord is None or ord == "fro" or (ord == 2 and x.ndim == 1):
+            return _op.sqrt(_op.sum(x * x, keepdims=keepdims))
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise MXNetError(f"linalg.norm: improper number of axes {axis}")
+
+
+def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
+    abs_x = _op.absolute(x)
+    if ord is None or ord == 2:
+        return _op.sqrt(_op.sum(x * x, axis=axis, keepdims=keepdims))
+    if ord == onp.inf:
+        return _op.max(abs_x, axis=axis, keepdims=keepdims)
+    if ord == -onp.inf:
+        return _op.min(abs_x, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return _op.sum((x != 0).astype(x.dtype), axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return _op.sum(abs_x, axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise MXNetError(f"linalg.norm: invalid norm order '{ord}' for vectors")
+    return _op.sum(abs_x ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+
+
+def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+    r, c = (a % x.ndim for a in axes)
+    if ord is None or ord == "fro":
+        res = _op.sqrt(_op.sum(x * x, axis=(r, c), keepdims=keepdims))
+        return res
+    abs_x = _op.absolute(x)
+    if ord in (1, -1):
+        s = _op.sum(abs_x, axis=r, keepdims=True)
+        res = (_op.max if ord == 1 else _op.min)(s, axis=c, keepdims=True)
+    elif ord in (onp.inf, -onp.inf):
+        s = _op.sum(abs_x, axis=c, keepdims=True)
+        res = (_op.max if ord == onp.inf else _op.min)(s, axis=r, keepdims=True)
+    elif ord in (2, -2, "nuc"):
+        sv = svd(_op.moveaxis(_op.moveaxis(x, r, -2), c if c > r else c + 1, -1))[1]
+        val = {2: _op.max, -2: _op.min, "nuc": _op.sum}[ord](sv, axis=-1)
+        shape = list(x.shape)
+        shape[r] = shape[c] = 1
+        res = val.reshape(tuple(shape))
+    else:
+        raise MXNetError(f"linalg.norm: invalid norm order '{ord}' for matrices")
+    return res if keepdims else _op.squeeze(res, axis=(r, c))
+
+
+def inv(a) -> ndarray:
+    a = _float(a)
+    _square("inv", a)
+    return apply("_linalg_inverse", [a])
+
+
+def det(a) -> ndarray:
+    a = _float(a)
+    _square("det", a)
+    return _batch_scalar(apply("_linalg_det", [a]), a)
+
+
+def slogdet(a):
+    a = _float(a)
+    _square("slogdet", a)
+    sign, logdet = apply("_linalg_slogdet", [a])
+    return [_batch_scalar(sign, a), _batch_scalar(logdet, a)]
+
+
+def _batch_scalar(y, a):
+    """The legacy operators give shape (1,) for one matrix; NumPy gives a 0-d array."""
+    return y.reshape(a.shape[:-2]) if y.shape != a.shape[:-2] else y
+
+
+def cholesky(a) -> ndarray:
+    a = _float(a)
+    _square("cholesky", a)
+    return apply("_linalg_potrf", [a])
+
+
+def solve(a, b) -> ndarray:
+    a, b = _float(a), _float(b)
+    _square("solve", a)
+    return apply("_npi_solve", [a, b.astype(a.dtype, copy=False)])
+
+
+def eigvalsh(a, UPLO="L") -> ndarray:  # noqa: N803
+    a = _float(a)
+    _square("eigvalsh", a)
+    return apply("_npi_eigvalsh", [a], UPLO=UPLO)
+
+
+def eigh(a, UPLO="L"):  # noqa: N803
+    a = _float(a)
+    _square("eigh", a)
+    return tuple(apply("_npi_eigh", [a], UPLO=UPLO))
+
+
+def svd(a):
+    """Reduced SVD ``(u, s, vt)`` (MXNet's ``svd`` returns the same three)."""
+    return tuple(apply("_npi_svd", [_float(a)]))
+
+
+def qr(a, mode="reduced"):
+    if mode != "reduced":
+        raise NotImplementedError("linalg.qr: only mode='reduced' is supported")
+    return tuple(apply("_npi_qr", [_float(a)]))
+
+
+def pinv(a, rcond=1e-15, hermitian=False) -> ndarray:
+    return apply("_npi_pinv", [_float(a)], rcond=float(rcond), hermitian=hermitian)
+
+
+def _real(vals, name):
+    host = onp.asarray(vals.asnumpy())
+    if onp.iscomplexobj(host):
+        raise MXNetError(f"linalg.{name}: the result is complex, which mx.np does not hold")
+    return vals
+
+
+def eig(a):
+    a = _float(a)
+    _square("eig", a)
+    w, v = apply("_npi_eig", [a])
+    return _real(w, "eig"), _real(v, "eig")
+
+
+def eigvals(a) -> ndarray:
+    a = _float(a)
+    _square("eigvals", a)
+    return _real(apply("_npi_eigvals", [a]), "eigvals")
+
+
+def lstsq(a, b, rcond="warn"):
+    rc = None if rcond in ("warn", None) else float(rcond)
+    return tuple(apply("_npi_lstsq", [_float(a), _float(b)], rcond=rc))
+
+
+def matrix_rank(M, tol=None, hermitian=False):  # noqa: N803
+    return apply("_npi_matrix_rank", [_float(M)], tol=tol, hermitian=hermitian)
+
+
+def matrix_power(a, n: int) -> ndarray:
+    a = _float(a)
+    _square("matrix_power", a)
+    if n < 0:
+        a, n = inv(a), -n
+    result = None
+    base = a
+    while n:
+        if n & 1:
+            result = base if result is None else _op.matmul(result, base)
+        n >>= 1
+        if n:
+            base = _op.matmul(base, base)
+    if result is None:
+        eye = _op.eye(a.shape[-1], dtype=a.dtype, ctx=a.context)
+        return _op.broadcast_to(eye, a.shape)
+    return result
+
+
+def multi_dot(arrays) -> ndarray:
+    arrays = list(arrays)
+    res = arrays[0]
+    for m in arrays[1:]:
+        res = _op.dot(res, m)
+    return res
+
+
+def tensorinv(a, ind: int = 2) -> ndarray:
+    a = _float(a)
+    inner = a.shape[:ind]
+    n = int(onp.prod(inner))
+    return inv(a.reshape(n, -1)).reshape(a.shape[ind:] + inner)
+
+
+def tensorsolve(a, b, axes=None) -> ndarray:
+    a, b = _float(a), _float(b)
+    if axes is not None:
+        rest = [i for i in range(a.ndim) if i not in axes]
+        a = _op.transpose(a, rest + list(axes))
+    out_shape = a.shape[b.ndim:]
+    n = int(onp.prod(out_shape))
+    return solve(a.reshape(-1, n), b.reshape(-1)).reshape(out_shape)
+
+
+def cond(x, p=None):
+    """Condition number (2-norm by SVD unless ``p`` is given)."""
+    x = _float(x)
+    if p is None or p in (2, -2):
+        s = svd(x)[1]
+        hi, lo = _op.max(s, axis=-1), _op.min(s, axis=-1)
+        return hi / lo if p != -2 else lo / hi
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
+
