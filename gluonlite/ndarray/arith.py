@@ -13,6 +13,12 @@ from ..ops.registry import get_op
 from .invoke import invoke
 from .ndarray import NDArray
 
+
+class _OperandTypeError(MXNetError, TypeError):
+    """An operand that is neither an NDArray, a number nor a NumPy array (MXNet raises
+    ``TypeError``)."""
+
+
 # name: (array-array op, array-scalar op, scalar-array op, python fallback)
 _BINARY = {
     "add": ("broadcast_add", "_plus_scalar", "_plus_scalar", lambda a, b: a + b),
@@ -73,8 +79,8 @@ def _binary(name: str, lhs, rhs, out=None):
             return _binary(name, array(lhs, ctx=rhs.context, dtype=rhs.dtype), rhs, out)
     elif isinstance(lhs, numeric_types) and isinstance(rhs, numeric_types):
         return py(lhs, rhs)
-    raise MXNetError(f"{name}: unsupported operand types {type(lhs).__name__} and "
-                     f"{type(rhs).__name__}")
+    raise _OperandTypeError(f"{name}: unsupported operand types {type(lhs).__name__} and "
+                            f"{type(rhs).__name__}")
 
 
 def _make(name):
