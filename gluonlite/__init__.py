@@ -133,6 +133,10 @@ from . import log  # noqa: E402,F401
 from . import libinfo  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 from . import onnx  # noqa: E402,F401 - mx.onnx.export_model (needs the onnx package when called)
+from . import executor_manager  # noqa: E402,F401
+from . import ndarray_doc  # noqa: E402,F401
+from . import symbol_doc  # noqa: E402,F401
+from . import notebook  # noqa: E402,F401
 from . import numpy as np  # noqa: E402,F401 - MXNet's NumPy interface
 from . import numpy_extension as npx  # noqa: E402,F401
 from . import numpy  # noqa: E402,F401

@@ -3,6 +3,7 @@ where it is safe, and dynamic loss scaling for Gluon Trainers."""
 from .amp import (init, init_trainer, list_conditional_fp32_ops, list_fp32_ops,  # noqa: F401
                   list_lp16_ops, list_widest_type_cast, scale_loss, unscale)
 from .loss_scaler import LossScaler  # noqa: F401
+from . import lists  # noqa: F401
 from . import amp as _amp_module
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from ... import ndarray as nd
 from ... import symbol as sym
 from ...base import MXNetError
-from ...ops import amp_lists as lists
+from ...ops import amp_lists_fp16 as lists
 from .loss_scaler import LossScaler
 
 __all__ = ["init", "init_trainer", "scale_loss", "unscale", "list_lp16_ops", "list_fp32_ops",
