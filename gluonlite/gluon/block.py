@@ -18,6 +18,7 @@ import weakref
 from collections import OrderedDict
 
 from .. import name as _name
+from ..util import is_np_array
 from .parameter import Parameter, ParameterDict, _AssertionError, _TypeError
 from .parameter_dict import _indent
 
@@ -326,6 +327,8 @@ class Block:
         for hook in self._forward_pre_hooks.values():
             hook(self, args)
         out = self.forward(*args)
+        if is_np_array():  # npx.set_np(): blocks give mx.np arrays
+            out = _as_np_outputs(out)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
         return out
@@ -354,6 +357,18 @@ def _iter_blocks(value):
     elif isinstance(value, dict):
         for v in value.values():
             yield from _iter_blocks(v)
+
+
+def _as_np_outputs(out):
+    """``out`` (arrays or symbols, or nested lists/tuples of them) with legacy ``NDArray``s
+    as ``mx.np`` arrays sharing their storage and autograd history, legacy symbols as
+    ``mx.np`` symbols."""
+    if isinstance(out, (list, tuple)):
+        return type(out)(_as_np_outputs(o) for o in out)
+    as_np = getattr(out, "as_np_ndarray", None)
+    if as_np is not None and getattr(out, "stype", "default") == "default":
+        return as_np()  # arrays and symbols; sparse arrays stay as they are
+    return out
 
 
 from .hybrid_block import HybridBlock, _flatten, _regroup  # noqa: E402,F401  (needs Block)

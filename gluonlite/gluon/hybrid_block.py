@@ -20,6 +20,7 @@ from __future__ import annotations
 import warnings
 
 from ..base import MXNetError
+from ..util import is_np_array
 from .block import Block
 from .parameter import DeferredInitializationError, _AssertionError, _ValueError
 
@@ -148,6 +149,7 @@ class HybridBlock(Block):
         ``F = sym`` (once; cleared by :meth:`hybridize`)."""
         if not self._cached_graph:
             sym = _sym_mod()
+            np_mode = is_np_array()
             flat_args, self._in_format = _flatten(args, "input")
             real = sum(a is not None for a in flat_args)
             if real == 0:
@@ -159,14 +161,16 @@ class HybridBlock(Block):
                     flat_inputs.append(None)
                     continue
                 var = sym.var(f"data{len(data_vars)}" if real > 1 else "data")
-                flat_inputs.append(var)
+                flat_inputs.append(var.as_np_ndarray() if np_mode else var)
                 data_vars.append(var)
             grouped = _regroup(flat_inputs, self._in_format)[0]
             params = {k: p.var() for k, p in self._reg_params.items()}
+            if np_mode:  # npx.set_np(): hybrid_forward sees mx.np symbols
+                params = {k: v.as_np_ndarray() for k, v in params.items()}
             with self.name_scope():
                 out = self.hybrid_forward(sym, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
-            self._cached_graph = data_vars, sym.Group(out)
+            self._cached_graph = data_vars, sym.Group([o.as_nd_ndarray() for o in out])
         return self._cached_graph
 
     def _build_cache(self, *args) -> None:
@@ -415,6 +419,8 @@ class HybridBlock(Block):
                     params = {k: v.data(ctx) for k, v in self._reg_params.items()}
                 return self.hybrid_forward(nd, x, *args, **params)
         params = {k: p.var() for k, p in self._reg_params.items()}
+        if is_np_array():
+            params = {k: v.as_np_ndarray() for k, v in params.items()}
         with self.name_scope():
             return self.hybrid_forward(sym, x, *args, **params)
 

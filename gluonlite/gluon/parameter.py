@@ -24,6 +24,7 @@ import numpy as np
 
 from ..base import MXNetError, mx_real_t
 from ..context import Context, cpu, current_context
+from ..util import is_np_array
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
            "tensor_types"]
@@ -96,6 +97,14 @@ def _ctx_list(ctx) -> List[Context]:
 def _ctx_key(ctx: Context):
     # MXNet maps cpu, cpu_pinned and cpu_shared to one slot per device id (typeid & 1)
     return (ctx.device_typeid & 1, ctx.device_id)
+
+
+def _np_if_on(arrays: list) -> list:
+    """Dense ``arrays`` as ``mx.np`` arrays when ``npx.set_np()`` is on (MXNet creates a
+    parameter's arrays with ``mx.np`` then); others unchanged."""
+    if not is_np_array():
+        return arrays
+    return [a.as_np_ndarray() if a.stype == "default" else a for a in arrays]
 
 
 def _nd():
@@ -318,7 +327,7 @@ class Parameter:
         self._ctx_list = list(ctx_list)
         self._ctx_map = {_ctx_key(c): i for i, c in enumerate(self._ctx_list)}
         with _autograd().pause():
-            self._data = [data.copyto(c) for c in self._ctx_list]
+            self._data = _np_if_on([data.copyto(c) for c in self._ctx_list])
         self._init_grad()
 
     def _init_grad(self) -> None:
@@ -329,6 +338,8 @@ class Parameter:
         nd = _nd()
         self._grad = [nd.zeros(d.shape, ctx=d.context, dtype=d.dtype, stype=self._grad_stype)
                       for d in self._data]
+        if any(type(d) is not type(g) for d, g in zip(self._data, self._grad)):
+            self._grad = _np_if_on(self._grad)  # mx.np data: mx.np gradients
         _autograd().mark_variables(self._data, self._grad, self._grad_req)
 
     def _load_init(self, data, ctx, cast_dtype: bool = False,

@@ -493,6 +493,18 @@ def register(op: OpDef) -> OpDef:
     return op
 
 
+def add_alias(name: str, alias: str) -> OpDef:
+    """Register the existing operator ``name`` under one more name (MXNet's names for the
+    same operator in another front end: ``_npi_exp`` for ``exp``)."""
+    op = _REGISTRY[name]
+    if alias in _REGISTRY and _REGISTRY[alias] is not op:
+        raise ValueError(f"operator {alias} registered twice")
+    if alias not in op.aliases and alias != op.name:
+        op.aliases = op.aliases + (alias,)
+    _REGISTRY[alias] = op
+    return op
+
+
 def defop(name: str, **kwargs) -> Callable:
     """Decorator form: ``@defop("relu", ...)`` over the forward function."""
     def wrap(forward):

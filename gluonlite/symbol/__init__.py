@@ -15,6 +15,8 @@ from . import random  # noqa: F401
 from .extras import split_v2, histogram  # noqa: F401
 
 _fluent.install()
+from . import numpy as np  # noqa: E402 - mx.sym.np, MXNet's NumPy interface on symbols
+from . import numpy_extension as npx  # noqa: E402
 globals().update({k: v for k, v in _api.public.items() if k not in globals()})
 del _arith
 

@@ -375,8 +375,9 @@ class Symbol:
         return self
 
     def as_np_ndarray(self):
-        """Not supported: gluonlite has no ``mx.np`` symbols."""
-        raise NotImplementedForSymbol(self.as_np_ndarray, None)
+        """The same graph as an ``mx.np`` symbol (NumPy operators and methods)."""
+        from .numpy._symbol import _Symbol
+        return _Symbol(self._heads)
 
 
 def _ndarray_only(name: str):

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ... import context, ndarray as nd
+from ...util import is_np_array
 from . import sampler as _sampler
 from ._shared_memory import ForkingPickler, remove_leftovers, set_owner_tag
 
@@ -34,13 +35,19 @@ __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn", "Forki
 
 def default_batchify_fn(data):
     """Stack samples into a batch: NDArrays with ``nd.stack``, tuples element by
-    element, anything else through ``numpy.asarray`` (keeping its dtype)."""
+    element, anything else through ``numpy.asarray`` (keeping its dtype).  Under
+    ``npx.set_np()`` the batches are ``mx.np`` arrays."""
     if isinstance(data[0], nd.NDArray):
-        return nd.stack(*data)
+        return _np_if_on(nd.stack(*data))
     if isinstance(data[0], tuple):
         return [default_batchify_fn(list(field)) for field in zip(*data)]
     data = np.asarray(data)
-    return nd.array(data, dtype=data.dtype)
+    return _np_if_on(nd.array(data, dtype=data.dtype))
+
+
+def _np_if_on(batch):
+    """``batch`` as an ``mx.np`` array when NumPy array semantics are on."""
+    return batch.as_np_ndarray() if is_np_array() else batch
 
 
 def _array_batches(dataset, batchify_fn):
@@ -66,7 +73,7 @@ def _array_batches(dataset, batchify_fn):
         idx = np.asarray(batch)
         if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu":
             return default_batchify_fn([dataset[i] for i in batch])
-        out = [nd.array(b, dtype=b.dtype) for b in (a[idx] for a in arrays)]
+        out = [_np_if_on(nd.array(b, dtype=b.dtype)) for b in (a[idx] for a in arrays)]
         return out[0] if single else out
     return take
 

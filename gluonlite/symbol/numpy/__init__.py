@@ -1,0 +1,46 @@
+"""``mx.sym.np``: MXNet's NumPy interface on symbols (``_Symbol`` and the functions
+whose operators need no input shape); see :mod:`._symbol`."""
+from . import _op, _internal, linalg, random  # noqa: F401
+from ._symbol import _Symbol
+from ._op import *  # noqa: F401,F403
+from ._op import __all__ as _op_all
+
+_NUMPY_DUNDERS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "div": "true_divide", "mod": "mod", "pow": "power", "matmul": "matmul",
+}
+_COMPARE = {"eq": "equal", "ne": "not_equal", "gt": "greater", "ge": "greater_equal",
+            "lt": "less", "le": "less_equal"}
+_FLUENT = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all",
+           "any", "cumsum", "round", "clip", "repeat", "tile", "dot", "squeeze",
+           "expand_dims", "abs", "exp", "log", "sqrt", "square", "sin", "cos", "tanh",
+           "sign", "floor", "ceil", "swapaxes")
+
+
+def _install() -> None:
+    def forward(fname):
+        return lambda self, other: getattr(_op, fname)(self, other)
+
+    def reflected(fname):
+        return lambda self, other: getattr(_op, fname)(other, self)
+
+    def fluent(fname):
+        def method(self, *args, **kwargs):
+            return getattr(_op, fname)(self, *args, **kwargs)
+        method.__name__ = fname
+        return method
+
+    for dunder, fname in _NUMPY_DUNDERS.items():
+        setattr(_Symbol, f"__{dunder}__", forward(fname))
+        setattr(_Symbol, f"__r{dunder}__", reflected(fname))
+    for dunder, fname in _COMPARE.items():
+        setattr(_Symbol, f"__{dunder}__", forward(fname))
+    _Symbol.__neg__ = lambda self: _op.negative(self)
+    _Symbol.__abs__ = lambda self: _op.absolute(self)
+    _Symbol.__hash__ = lambda self: id(self)
+    for name in _FLUENT:
+        setattr(_Symbol, name, fluent(name))
+
+
+_install()
+__all__ = list(_op_all) + ["linalg", "random", "_Symbol"]

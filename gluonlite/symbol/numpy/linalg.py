@@ -1,0 +1,65 @@
+"""``mx.sym.np.linalg``: the linear-algebra functions whose operators need no input
+shape: ``inv``, ``det``, ``slogdet``, ``cholesky``, ``solve``, ``eigvalsh``, ``svd``,
+``eigh``, ``qr``, ``pinv`` and ``norm`` (Frobenius/2-norm over given axes or all)."""
+from __future__ import annotations
+
+from ._op import _sym, sqrt, sum as _sum
+from ._symbol import _Symbol, apply
+
+__all__ = ["inv", "det", "slogdet", "cholesky", "solve", "eigvalsh", "svd", "eigh", "qr",
+           "pinv", "norm"]
+
+
+def inv(a):
+    return apply("_linalg_inverse", [_sym(a)])
+
+
+def det(a):
+    return apply("_linalg_det", [_sym(a)])
+
+
+def slogdet(a):
+    out = apply("_linalg_slogdet", [_sym(a)])
+    return [_Symbol([h]) for h in out._heads]
+
+
+def cholesky(a):
+    return apply("_linalg_potrf", [_sym(a)])
+
+
+def solve(a, b):
+    return apply("_npi_solve", [_sym(a), _sym(b)])
+
+
+def eigvalsh(a, UPLO="L"):  # noqa: N803
+    return apply("_npi_eigvalsh", [_sym(a)], UPLO=UPLO)
+
+
+def _outputs(op_name, a, **attrs):
+    out = apply(op_name, [_sym(a)], **attrs)
+    return tuple(_Symbol([h]) for h in out._heads)
+
+
+def svd(a):
+    return _outputs("_npi_svd", a)
+
+
+def eigh(a, UPLO="L"):  # noqa: N803
+    return _outputs("_npi_eigh", a, UPLO=UPLO)
+
+
+def qr(a, mode="reduced"):
+    return _outputs("_npi_qr", a)
+
+
+def pinv(a, rcond=1e-15, hermitian=False):
+    return apply("_npi_pinv", [_sym(a)], rcond=float(rcond), hermitian=hermitian)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
+    """The Frobenius (or 2-) norm over ``axis`` (every axis when None)."""
+    if ord not in (None, 2, "fro"):
+        raise NotImplementedError("mx.sym.np.linalg.norm: only the 2-norm/Frobenius norm "
+                                  "is supported on symbols")
+    x = _sym(x)
+    return sqrt(_sum(x * x, axis=axis, keepdims=keepdims))
