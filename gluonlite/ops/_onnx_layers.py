@@ -150,10 +150,44 @@ def _temperature(b, n, x):
 
 @register("softmax", "log_softmax")
 def _softmax(b, n):
-    if getattr(n.attrs, "use_length", False):
-        raise n.unsupported("use_length=True")
     kind = "Softmax" if n.op_name == "softmax" else "LogSoftmax"
-    b.node(kind, [_temperature(b, n, n.inputs[0])], outputs=n.outputs, axis=int(n.attrs.axis))
+    axis = int(n.attrs.axis)
+    x = _temperature(b, n, n.inputs[0])
+    cast = n.out_dtypes[0] != n.in_dtypes[0]   # ``dtype`` asks for another output dtype
+    if getattr(n.attrs, "use_length", False):
+        _softmax_length(b, n, kind, x, axis, cast)
+        return
+    if not cast:
+        b.node(kind, [x], outputs=n.outputs, axis=axis)
+        return
+    out = b.node(kind, [x], axis=axis)
+    b.node("Cast", out, outputs=n.outputs, to=b.tensor_type(n.out_dtypes[0]))
+
+
+def _softmax_length(b, n, kind, x, axis, cast):
+    """Softmax over the first ``length`` positions along ``axis``, 0 past them (and
+    everywhere for a length of 0): the positions past the length are set to the lowest
+    value before the softmax and to 0 after it."""
+    dt = n.in_dtypes[0]
+    ndim = len(n.in_shapes[0])
+    axis %= ndim
+    pos_shape = [1] * ndim
+    pos_shape[axis] = -1
+    steps = b.node("Gather", [b.node("Shape", n.inputs[:1])[0],
+                              b.const(np.array(axis, np.int64), "axis")], axis=0)
+    pos = b.node("Range", [b.const(np.array(0, np.int64), "start"), steps[0],
+                           b.const(np.array(1, np.int64), "delta")])
+    pos = b.node("Reshape", [pos[0], b.ints(pos_shape, "shape")])[0]
+    length = b.node("Cast", [n.inputs[1]], to=b.tensor_type(np.dtype(np.int64)))
+    length = b.node("Unsqueeze", [length[0], b.ints([axis], "axes")])
+    inside = b.node("Less", [pos, length[0]])
+    lowest = np.finfo(dt).min if dt.kind == "f" else np.iinfo(dt).min
+    masked = b.node("Where", [inside[0], x, scalar(b, lowest, dt, "lowest")])
+    soft = b.node(kind, masked, axis=axis)
+    out_dt = n.out_dtypes[0]
+    if cast:
+        soft = b.node("Cast", soft, to=b.tensor_type(out_dt))
+    b.node("Where", [inside[0], soft[0], scalar(b, 0, out_dt, "zero")], outputs=n.outputs)
 
 
 @register("SoftmaxActivation")

@@ -84,7 +84,7 @@ _BINARY = {"elemwise_add": "Add", "elemwise_sub": "Sub", "elemwise_mul": "Mul",
            "elemwise_div": "Div", "broadcast_add": "Add", "broadcast_sub": "Sub",
            "broadcast_mul": "Mul", "broadcast_div": "Div", "broadcast_maximum": "Max",
            "broadcast_minimum": "Min", "broadcast_power": "Pow", "_maximum": "Max",
-           "_minimum": "Min", "_power": "Pow", "broadcast_mod": "Mod"}
+           "_minimum": "Min", "_power": "Pow"}
 _COMPARE = {"broadcast_equal": "Equal", "broadcast_greater": "Greater",
             "broadcast_lesser": "Less", "broadcast_greater_equal": "GreaterOrEqual",
             "broadcast_lesser_equal": "LessOrEqual", "_equal": "Equal", "_greater": "Greater",
@@ -94,9 +94,41 @@ _COMPARE = {"broadcast_equal": "Equal", "broadcast_greater": "Greater",
 
 def _binary(onnx_op):
     def convert(b, n):
-        attrs = {"fmod": 1} if onnx_op == "Mod" and n.in_dtypes[0].kind == "f" else {}
-        b.node(onnx_op, n.inputs[:2], outputs=n.outputs, **attrs)
+        b.node(onnx_op, n.inputs[:2], outputs=n.outputs)
     return convert
+
+
+def _mod(b, n, x, y, dt):
+    """MXNet's ``mod``: the remainder takes the divisor's sign (Python's ``%``), and a
+    zero divisor gives 0.  ONNX's integer ``Mod`` already takes the divisor's sign but
+    must not see a zero divisor; its float ``Mod`` (``fmod=1``) takes the dividend's
+    sign, corrected by adding the divisor where the signs differ."""
+    zero = scalar(b, 0, dt, "zero")
+    is_zero = b.node("Equal", [y, zero])[0]
+    safe = b.node("Where", [is_zero, scalar(b, 1, dt, "one"), y])[0]
+    if dt.kind != "f":
+        r = b.node("Mod", [x, safe])[0]
+    else:
+        r = b.node("Mod", [x, safe], fmod=1)[0]
+        r_neg = b.node("Less", [r, zero])[0]
+        y_neg = b.node("Less", [safe, zero])[0]
+        nonzero = b.node("Not", b.node("Equal", [r, zero]))[0]
+        fix = b.node("And", [nonzero, b.node("Xor", [r_neg, y_neg])[0]])[0]
+        r = b.node("Where", [fix, b.node("Add", [r, safe])[0], r])[0]
+    b.node("Where", [is_zero, zero, r], outputs=n.outputs)
+
+
+@register("broadcast_mod", "_mod")
+def _broadcast_mod(b, n):
+    _mod(b, n, n.inputs[0], n.inputs[1], n.in_dtypes[0])
+
+
+@register("_mod_scalar", "_rmod_scalar")
+def _mod_scalar(b, n):
+    dt = n.in_dtypes[0]
+    s = scalar(b, n.attrs.scalar, dt)
+    x, y = (n.inputs[0], s) if n.op_name == "_mod_scalar" else (s, n.inputs[0])
+    _mod(b, n, x, y, dt)
 
 
 def _as_dtype(b, n, boolean):
@@ -206,7 +238,39 @@ CONVERTERS["sum"] = _reduce("ReduceSum", True)
 CONVERTERS["mean"] = _reduce("ReduceMean", False)
 CONVERTERS["max"] = _reduce("ReduceMax", False)
 CONVERTERS["min"] = _reduce("ReduceMin", False)
-CONVERTERS["prod"] = _reduce("ReduceProd", False)
+_reduce_prod = _reduce("ReduceProd", False)
+
+
+@register("prod")
+def _prod(b, n):
+    """Floats: ``ReduceProd``.  Integers: a tree of ``Mul`` over the reduced axes, so that
+    an overflow wraps around as MXNet's integer arithmetic does (ONNX Runtime's integer
+    ``ReduceProd`` does not)."""
+    if n.in_dtypes[0].kind == "f":
+        _reduce_prod(b, n)
+        return
+    n.static("the shape of the integer product's reduction")
+    shape = list(n.in_shapes[0])
+    axes = _axes(n)
+    kept = [i for i in range(len(shape)) if i not in axes]
+    x = n.inputs[0]
+    if axes != list(range(len(shape) - len(axes), len(shape))):
+        x = b.node("Transpose", [x], perm=kept + axes)[0]
+    length = int(math.prod(shape[i] for i in axes))
+    x = b.node("Reshape", [x, b.ints([shape[i] for i in kept] + [length], "shape")])[0]
+    last = len(kept)
+    while length > 1:
+        half = length // 2
+
+        def part(lo, hi):
+            return b.node("Slice", [x, b.ints([lo], "starts"), b.ints([hi], "ends"),
+                                    b.ints([last], "axes")])[0]
+
+        prod = b.node("Mul", [part(0, half), part(half, 2 * half)])[0]
+        x = b.node("Concat", [prod, part(2 * half, length)], axis=last)[0] \
+            if length % 2 else prod
+        length = half + length % 2
+    b.node("Reshape", [x, b.ints(n.out_shapes[0], "shape")], outputs=n.outputs)
 
 
 @register("dot", "batch_dot")

@@ -57,4 +57,5 @@ def scalar(b, value, dtype, hint: str = "scalar") -> str:
 
 
 # the converters, by family (each registers itself here)
-from . import _onnx_layers, _onnx_math, _onnx_tensor  # noqa: E402,F401
+from . import (_onnx_contrib, _onnx_layers, _onnx_math, _onnx_rnn,  # noqa: E402,F401
+               _onnx_tensor)
