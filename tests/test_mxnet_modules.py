@@ -17,7 +17,26 @@ PATHS = ["mxnet.log", "mxnet.libinfo", "mxnet.error", "mxnet.profiler", "mxnet.c
          "mxnet.ndarray.gen_sparse", "mxnet.symbol.gen_op", "mxnet.symbol.gen_contrib",
          "mxnet.symbol.gen__internal", "mxnet.symbol.gen_linalg", "mxnet.symbol.gen_image",
          "mxnet.symbol.gen_random", "mxnet.symbol.gen_sparse", "mxnet.ndarray.sparse",
-         "mxnet.misc", "mxnet.kvstore.base"]
+         "mxnet.misc", "mxnet.kvstore.base",
+         # MXNet's NumPy interface
+         "mxnet.numpy", "mxnet.numpy.multiarray", "mxnet.numpy.linalg", "mxnet.numpy.random",
+         "mxnet.numpy.fallback", "mxnet.numpy.fallback_linalg", "mxnet.numpy.function_base",
+         "mxnet.numpy.io", "mxnet.numpy.stride_tricks", "mxnet.numpy.utils",
+         "mxnet.numpy.arrayprint", "mxnet.numpy._op", "mxnet.numpy._register",
+         "mxnet.numpy_extension", "mxnet.numpy_extension._op", "mxnet.numpy_extension.image",
+         "mxnet.numpy_extension.random", "mxnet.numpy_extension.utils",
+         "mxnet.numpy_extension._register", "mxnet.ndarray.numpy", "mxnet.ndarray.numpy._op",
+         "mxnet.ndarray.numpy.linalg", "mxnet.ndarray.numpy.random",
+         "mxnet.ndarray.numpy._internal", "mxnet.ndarray.numpy._api_internal",
+         "mxnet.ndarray.numpy._register", "mxnet.ndarray.numpy_extension",
+         "mxnet.ndarray.numpy_extension._op", "mxnet.ndarray.numpy_extension.image",
+         "mxnet.ndarray.numpy_extension.random", "mxnet.ndarray.numpy_extension._register",
+         "mxnet.symbol.numpy", "mxnet.symbol.numpy._symbol", "mxnet.symbol.numpy._op",
+         "mxnet.symbol.numpy.linalg", "mxnet.symbol.numpy.random",
+         "mxnet.symbol.numpy._internal", "mxnet.symbol.numpy._register",
+         "mxnet.symbol.numpy_extension", "mxnet.symbol.numpy_extension._op",
+         "mxnet.symbol.numpy_extension.image", "mxnet.symbol.numpy_extension.random",
+         "mxnet.symbol.numpy_extension._register"]
 
 
 @pytest.mark.parametrize("path", PATHS)

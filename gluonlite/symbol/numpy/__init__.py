@@ -1,6 +1,6 @@
 """``mx.sym.np``: MXNet's NumPy interface on symbols (``_Symbol`` and the functions
 whose operators need no input shape); see :mod:`._symbol`."""
-from . import _op, _internal, linalg, random  # noqa: F401
+from . import _op, _internal, _register, linalg, random  # noqa: F401
 from ._symbol import _Symbol
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all

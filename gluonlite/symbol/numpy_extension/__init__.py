@@ -1,29 +1,4 @@
-"""``mx.sym.npx``: MXNet's NumPy-extension operators on ``mx.np`` symbols (the same
-operators as ``mx.npx``, with MXNet's calling convention)."""
-from ...ops.registry import get_op
-from ...ndarray.numpy_extension._op import _OPS
-from ..register import make_function
-from ..numpy._symbol import _Symbol
-from ..numpy._symbol import apply
-
-__all__ = sorted(_OPS) + ["reshape"]
-
-
-def _np_result(fn):
-    def wrapped(*args, **kwargs):
-        out = fn(*args, **kwargs)
-        return _Symbol(out._heads)
-    wrapped.__name__ = fn.__name__
-    wrapped.__doc__ = fn.__doc__
-    return wrapped
-
-
-for _name, _op_name in _OPS.items():
-    globals()[_name] = _np_result(make_function(get_op(_op_name), _name))
-
-
-def reshape(a, newshape, reverse=False, order="C"):
-    """MXNet's extended reshape on a symbol (codes -1..-6, ``reverse``), resolved at shape
-    inference (the ``_npx_reshape`` operator)."""
-    newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
-    return apply("_npx_reshape", [a], newshape=newshape, reverse=reverse, order=order)
+"""``mx.sym.npx``: MXNet's NumPy-extension operators on ``mx.np`` symbols."""
+from . import _op, _register, image, random  # noqa: F401
+from ._op import *  # noqa: F401,F403
+from ._op import __all__  # noqa: F401
