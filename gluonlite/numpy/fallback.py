@@ -21,7 +21,7 @@ _NAMES = [
     "frexp", "heaviside", "histogram2d", "histogram_bin_edges", "histogramdd", "i0", "in1d",
     "interp", "intersect1d", "isclose", "isin", "ix_", "lexsort", "min_scalar_type", "modf",
     "msort", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmedian",
-    "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "ndim",
+    "nanmin", "nanpercentile", "nanprod", "nanquantile", "ndim",
     "partition", "packbits", "piecewise", "poly", "polyadd", "polydiv", "polyfit", "polyint",
     "polymul", "polysub", "polyval", "positive", "promote_types", "ptp", "real",
     "result_type", "rollaxis", "roots", "searchsorted", "select", "setdiff1d", "setxor1d",

@@ -3,7 +3,9 @@ import numpy as onp
 
 __all__ = ["float16", "float32", "float64", "uint8", "int32", "int8", "int64", "bool", "bool_",
            "pi", "inf", "nan", "PZERO", "NZERO", "NINF", "PINF", "e", "NAN", "NaN", "newaxis",
-           "_STR_2_DTYPE_"]
+           "_STR_2_DTYPE_", "finfo"]
+
+finfo = onp.finfo
 
 float16 = onp.float16
 float32 = onp.float32

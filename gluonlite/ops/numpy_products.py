@@ -134,25 +134,44 @@ register(OpDef("_npi_matmul", _mm_forward, backward=_mm_backward, inputs=("a", "
 
 
 # -- einsum ----------------------------------------------------------------------------------
-def _parse_subscripts(subscripts: str, n: int):
-    """(input subscripts, output subscript) of an einsum expression without ``...``."""
+_FREE_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse_subscripts(subscripts: str, shapes):
+    """(input subscripts, output subscript) of an einsum expression, with each ``...``
+    spelled out as letters the expression does not use (NumPy's rule: the ellipsis axes
+    of all operands align on the right and broadcast)."""
     s = subscripts.replace(" ", "")
-    if "." in s:
-        fail("_npi_einsum", f"subscripts with '...' are not supported: '{subscripts}'")
-    if "->" in s:
-        ins, outs = s.split("->")
-    else:
-        ins = s
-        letters = s.replace(",", "")
-        outs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    n = len(shapes)
+    ins, outs = s.split("->") if "->" in s else (s, None)
     parts = ins.split(",")
     if len(parts) != n:
         fail("_npi_einsum", f"'{subscripts}' names {len(parts)} operands, {n} given")
+    if "." in s:
+        free = [c for c in _FREE_LETTERS if c not in s]
+        widths = []
+        for p, shape in zip(parts, shapes):
+            named = len(p.replace("...", ""))
+            widths.append(len(shape) - named if "..." in p and shape is not None else 0)
+        width = max(widths) if widths else 0
+        if width > len(free) or min(widths, default=0) < 0:
+            fail("_npi_einsum", f"subscripts '{subscripts}' do not match the operands",
+                 *shapes)
+        ell = "".join(free[:width])
+        parts = [p.replace("...", ell[width - w:]) for p, w in zip(parts, widths)]
+        if outs is not None:
+            outs = outs.replace("...", ell)
+    else:
+        ell = ""
+    if outs is None:
+        letters = "".join(parts)
+        outs = ell + "".join(sorted(c for c in set(letters)
+                                    if letters.count(c) == 1 and c not in ell))
     return parts, outs
 
 
 def _einsum_forward(oc, attrs, inputs, out):
-    parts, outs = _parse_subscripts(attrs.subscripts, len(inputs))
+    parts, outs = _parse_subscripts(attrs.subscripts, [x.shape for x in inputs])
     dt = np.result_type(*[x.dtype for x in inputs])
     expr = ",".join(parts) + "->" + outs
     y = oc.xp.einsum(expr, *[x.astype(dt, copy=False) for x in inputs])
@@ -161,8 +180,11 @@ def _einsum_forward(oc, attrs, inputs, out):
 
 def _einsum_backward(oc, attrs, inputs, outputs, out_grads):
     xp = oc.xp
-    parts, outs = _parse_subscripts(attrs.subscripts, len(inputs))
-    sizes = {c: d for p, x in zip(parts, inputs) for c, d in zip(p, x.shape)}
+    parts, outs = _parse_subscripts(attrs.subscripts, [x.shape for x in inputs])
+    sizes = {}
+    for p, x in zip(parts, inputs):
+        for c, d in zip(p, x.shape):
+            sizes[c] = max(sizes.get(c, 1), d)
     g = out_grads[0].reshape(tuple(sizes[c] for c in outs))
     grads = []
     for i, x in enumerate(inputs):
@@ -178,7 +200,11 @@ def _einsum_backward(oc, attrs, inputs, outputs, out_grads):
         gx = xp.einsum(expr, g, *ops)
         if missing:
             gx = xp.expand_dims(gx, tuple(target.index(c) for c in missing))
-            gx = xp.broadcast_to(gx, x.shape)
+        full = tuple(sizes[c] for c in target)
+        gx = xp.broadcast_to(gx, full)
+        bcast = tuple(k for k, (d, f) in enumerate(zip(x.shape, full)) if d != f)
+        if bcast:  # axes of size 1 that broadcast against the other operands
+            gx = gx.sum(axis=bcast, keepdims=True)
         grads.append(xp.ascontiguousarray(gx).astype(x.dtype, copy=False))
     return grads
 
@@ -186,7 +212,7 @@ def _einsum_backward(oc, attrs, inputs, outputs, out_grads):
 def _einsum_infer(attrs, in_shapes):
     if any(s is None for s in in_shapes):
         return list(in_shapes), [None]
-    parts, outs = _parse_subscripts(attrs.subscripts, len(in_shapes))
+    parts, outs = _parse_subscripts(attrs.subscripts, in_shapes)
     sizes = {}
     for p, s in zip(parts, in_shapes):
         if len(p) != len(s):
@@ -204,4 +230,4 @@ register(OpDef("_npi_einsum", _einsum_forward, backward=_einsum_backward,
                       "optimize": Attr("int", 0)},
                key_var_num_args="num_args", infer_shape=_einsum_infer,
                backward_uses=("inputs",),
-               doc="NumPy ``einsum`` (explicit or implicit output, no ``...``)."))
+               doc="NumPy ``einsum`` (explicit or implicit output, ``...`` broadcasting)."))

@@ -27,6 +27,8 @@ def _axes(op, attrs, shape) -> tuple:
     axis = attrs.axis
     if axis is None:
         return tuple(range(len(shape)))
+    if len(axis) == 0:  # NumPy's rule: ``axis=()`` reduces over no axis
+        return ()
     return reduce_axes(op, axis, False, len(shape), shape)
 
 
@@ -50,9 +52,15 @@ def _out_dtype(kind, attrs, dt):
     return dt
 
 
+def _float_acc(*dts):
+    """MXNet's accumulation type for float reductions: float64 if any side is, else
+    float32 (float16 data and results accumulate in float32)."""
+    return np.dtype(np.float64) if any(d == np.float64 for d in dts) else _F32
+
+
 def _reduce_fwd(kind, xp, x, axes, attrs, odt):
     if kind in ("std", "var"):
-        xc = x.astype(odt, copy=False)
+        xc = x.astype(_float_acc(x.dtype, odt) if odt.kind == "f" else odt, copy=False)
         with np.errstate(divide="ignore", invalid="ignore"):
             return getattr(xp, kind)(xc, axis=axes, ddof=attrs.ddof)
     if kind in ("max", "min"):
@@ -60,8 +68,9 @@ def _reduce_fwd(kind, xp, x, axes, attrs, odt):
             fail(f"_np_{kind}", "cannot reduce an empty array", x.shape)
         return getattr(xp, kind)(x, axis=axes)
     if kind == "mean":
-        return xp.mean(x.astype(odt, copy=False), axis=axes)
-    acc = odt if odt.kind != "f" or x.dtype.kind != "f" else x.dtype
+        acc = _float_acc(x.dtype, odt) if x.dtype.kind == "f" or odt.kind == "f" else odt
+        return xp.mean(x.astype(acc, copy=False), axis=axes)
+    acc = odt if odt.kind != "f" or x.dtype.kind != "f" else _float_acc(x.dtype, odt)
     return getattr(xp, kind)(x, axis=axes, dtype=acc)
 
 

@@ -21,7 +21,26 @@ from ...ops.registry import get_op
 from ..invoke import invoke
 from ..ndarray import NDArray, _move
 
-__all__ = ["ndarray", "apply", "as_np", "array", "empty", "zeros", "ones", "full"]
+__all__ = ["ndarray", "apply", "as_np", "array", "empty", "zeros", "ones", "full",
+           "NpValueError", "NpTypeError", "NpIndexError"]
+
+
+class NpValueError(MXNetError, ValueError):
+    """A user error that MXNet's ``mx.np`` reports as ``ValueError`` (NumPy's type)."""
+
+
+class NpTypeError(MXNetError, TypeError):
+    """A user error that MXNet's ``mx.np`` reports as ``TypeError`` (NumPy's type)."""
+
+
+class NpIndexError(MXNetError, IndexError):
+    """An invalid index (NumPy's ``IndexError``)."""
+
+
+def _check_order(name: str, order: str) -> None:
+    if order != "C":
+        raise NotImplementedError(f"{name}: only order='C' is supported (MXNet's rule), got "
+                                  f"order={order!r}")
 
 _DEFAULT_FLOAT = onp.dtype(onp.float32)
 _OPS: dict = {}
@@ -111,6 +130,8 @@ class ndarray(NDArray):  # noqa: N801 - MXNet's name
         return apply("Cast", [self], dtype=dt)
 
     def copy(self, order: str = "C") -> "ndarray":
+        """A copy of the array (C order only, as in MXNet)."""
+        _check_order("copy", order)
         return apply("_copy", [self])
 
     def copyto(self, other):
@@ -175,7 +196,9 @@ class ndarray(NDArray):  # noqa: N801 - MXNet's name
     def __format__(self, spec: str) -> str:
         if self.ndim == 0:
             return format(self.item(), spec)
-        return format(str(self), spec)
+        if spec:
+            raise TypeError("Cannot format mxnet.numpy.ndarray with format_spec")
+        return str(self)
 
     def __hash__(self) -> int:
         return id(self)
@@ -256,7 +279,10 @@ def array(object, dtype=None, ctx: Context | None = None) -> ndarray:  # noqa: A
     if dtype is None:
         dtype = object.dtype if hasattr(object, "dtype") else _DEFAULT_FLOAT
     try:
-        host = onp.array(object, dtype=dtype)
+        try:
+            host = onp.array(object, dtype=dtype)
+        except OverflowError:  # NumPy 2 refuses what MXNet's C cast wraps around
+            host = onp.array(object).astype(dtype)
     except Exception as err:  # noqa: BLE001 - NumPy's message, as MXNet shows it
         raise TypeError(str(err)) from err
     return ndarray(ctx.xp.asarray(host) if ctx.device_typeid == 2 else host, ctx)
@@ -264,17 +290,20 @@ def array(object, dtype=None, ctx: Context | None = None) -> ndarray:  # noqa: A
 
 def empty(shape, dtype=None, order: str = "C", ctx: Context | None = None) -> ndarray:
     """An uninitialized array (zeros here)."""
+    _check_order("empty", order)
     return zeros(shape, dtype, order, ctx)
 
 
 def zeros(shape, dtype=None, order: str = "C", ctx: Context | None = None) -> ndarray:
     """An array of zeros (``float32`` by default)."""
+    _check_order("zeros", order)
     c = _ctx(ctx)
     return ndarray(c.xp.zeros(_shape(shape), dtype=_dtype(dtype)), c)
 
 
 def ones(shape, dtype=None, order: str = "C", ctx: Context | None = None) -> ndarray:
     """An array of ones (``float32`` by default)."""
+    _check_order("ones", order)
     c = _ctx(ctx)
     return ndarray(c.xp.ones(_shape(shape), dtype=_dtype(dtype)), c)
 

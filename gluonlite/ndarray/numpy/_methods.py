@@ -59,7 +59,7 @@ def _fluent(fname):
 
 
 _FLUENT = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all",
-           "any", "cumsum", "round", "clip", "swapaxes", "repeat", "tile", "take", "sort",
+           "any", "cumsum", "round", "swapaxes", "repeat", "tile", "take", "sort",
            "argsort", "dot", "nonzero", "diagonal", "trace", "ptp", "squeeze", "flip",
            "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "cbrt", "square",
            "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
@@ -90,6 +90,12 @@ def install() -> None:
     ndarray.broadcast_to = lambda self, shape: _op.broadcast_to(self, shape)
     ndarray.split = lambda self, *a, **kw: _op.split(self, *a, **kw)
     ndarray.norm = lambda self, *a, **kw: _linalg_norm(self, *a, **kw)
+    ndarray.clip = _clip_method
+
+
+def _clip_method(self, min=None, max=None, out=None):  # noqa: A002 - MXNet's names
+    """``mx.np.clip(self, min, max)``."""
+    return _op.clip(self, min, max, out=out)
 
 
 def _transpose_method(self, *axes):

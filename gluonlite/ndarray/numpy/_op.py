@@ -17,6 +17,7 @@ from ...base import MXNetError
 from ...context import Context, current_context
 from ..ndarray import NDArray
 from ._array import ndarray, apply, as_np, array, zeros, ones, full, empty, _DEFAULT_FLOAT
+from ._array import NpValueError, NpTypeError, NpIndexError
 
 __all__ = []  # filled at the end from the public names
 
@@ -282,6 +283,8 @@ round_ = around
 def clip(a, a_min, a_max, out=None) -> ndarray:
     """Values limited to ``[a_min, a_max]`` (either may be None)."""
     a = _arr(a)
+    if a_min is None and a_max is None:
+        raise NpValueError("clip: one of a_min and a_max must be given")
     lo = -onp.inf if a_min is None else float(a_min)
     hi = onp.inf if a_max is None else float(a_max)
     return _out(apply("clip", [a], a_min=lo, a_max=hi), out)
@@ -445,10 +448,10 @@ def reshape(a, newshape, order="C") -> ndarray:
     shape = _resolve_shape(a.size, tuple(newshape), a.shape)
     if shape == a.shape:
         return a if not _recording(a) else apply("_copy", [a])
-    if 0 in shape or 0 in a.shape or not _recording(a):
+    if not _recording(a):
         return a._view(a._data.reshape(shape)) if a._data.flags.c_contiguous else \
             ndarray(a._data.reshape(shape), a.context)
-    return apply("Reshape", [a], shape=shape)
+    return apply("_np_reshape", [a], newshape=shape)
 
 
 def _recording(*xs) -> bool:
@@ -523,11 +526,28 @@ def squeeze(a, axis=None) -> ndarray:
     return reshape(a, shape)
 
 
+def _empty_result(a, shape) -> ndarray:
+    """A zero-size result of ``shape`` computed from ``a``; recorded by autograd (an empty
+    slice of ``a``, reshaped), so the gradient of ``a`` is zeros."""
+    if not _recording(a):
+        return zeros(shape, a.dtype, ctx=a.context)
+    return reshape(ravel(a)[0:0], shape)
+
+
 def broadcast_to(array, shape) -> ndarray:  # noqa: A002 - NumPy's name
     a = _arr(array)
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     if a.shape == shape:
         return a
+    if 0 in shape or 0 in a.shape:  # an empty result: nothing to copy
+        try:
+            onp.broadcast_shapes(a.shape, shape)
+        except ValueError as err:
+            raise NpValueError(f"broadcast_to: cannot broadcast shape {a.shape} to "
+                               f"{shape}") from err
+        if len(shape) < a.ndim or onp.broadcast_shapes(a.shape, shape) != shape:
+            raise NpValueError(f"broadcast_to: cannot broadcast shape {a.shape} to {shape}")
+        return _empty_result(a, shape)
     if a.ndim < len(shape):
         a = reshape(a, (1,) * (len(shape) - a.ndim) + a.shape)
     return apply("broadcast_to", [a], shape=shape)
@@ -622,7 +642,7 @@ def _split_points(n, indices_or_sections, exact: bool):
     if isinstance(indices_or_sections, numbers.Integral):
         k = int(indices_or_sections)
         if exact and n % k:
-            raise MXNetError(f"split: array split does not result in an equal division "
+            raise NpValueError(f"split: array split does not result in an equal division "
                              f"(axis of size {n} into {k})")
         base, extra = divmod(n, k)
         sizes = [base + 1] * extra + [base] * (k - extra)
@@ -651,22 +671,49 @@ def _split(a, points, axis):
     return res
 
 
+def _split_min_ndim(name: str, a, ndim: int) -> None:
+    if a.ndim < ndim:
+        raise NpValueError(f"{name}: only works on arrays of {ndim} or more dimensions, got "
+                           f"shape {a.shape}")
+
+
 def hsplit(ary, indices_or_sections):
+    """Split along the second axis (the first of a 1-d array)."""
     a = _arr(ary)
+    _split_min_ndim("hsplit", a, 1)
     return split(a, indices_or_sections, axis=0 if a.ndim == 1 else 1)
 
 
 def vsplit(ary, indices_or_sections):
-    return split(ary, indices_or_sections, axis=0)
+    """Split along the first axis of an array of 2 or more dimensions."""
+    a = _arr(ary)
+    _split_min_ndim("vsplit", a, 2)
+    return split(a, indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
-    return split(ary, indices_or_sections, axis=2)
+    """Split along the third axis of an array of 3 or more dimensions."""
+    a = _arr(ary)
+    _split_min_ndim("dsplit", a, 3)
+    return split(a, indices_or_sections, axis=2)
 
 
 def tile(A, reps) -> ndarray:  # noqa: N803
-    reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(reps)
-    return apply("tile", [_arr(A)], reps=reps)
+    """``A`` repeated ``reps`` times along each axis (NumPy's rules for unequal ranks)."""
+    reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(int(r) for r in reps)
+    a = _arr(A)
+    if builtins.any(r < 0 for r in reps):
+        raise NpValueError(f"tile: negative reps {reps}")
+    if not reps or builtins.all(r == 1 for r in reps) and len(reps) <= a.ndim:
+        return a.copy()
+    if a.ndim == 0:
+        a = reshape(a, (1,))
+    if 0 in reps:
+        n = builtins.max(len(reps), a.ndim)
+        full_reps = (1,) * (n - len(reps)) + reps
+        src = (1,) * (n - a.ndim) + a.shape
+        return _empty_result(a, tuple(d * r for d, r in zip(src, full_reps)))
+    return apply("tile", [a], reps=reps)
 
 
 def repeat(a, repeats, axis=None) -> ndarray:
@@ -751,7 +798,12 @@ def triu(m, k=0) -> ndarray:
 
 
 def diag(v, k=0) -> ndarray:
-    return apply("diag", [_arr(v)], k=k)
+    """The ``k``-th diagonal of a 2-d array (empty beyond the array), or a 2-d array
+    with a 1-d ``v`` on its ``k``-th diagonal."""
+    v = _arr(v)
+    if v.ndim == 2 and not -v.shape[0] < k < v.shape[1]:
+        return _empty_result(v, (0,))
+    return apply("diag", [v], k=k)
 
 
 def diagflat(v, k=0) -> ndarray:
@@ -759,7 +811,15 @@ def diagflat(v, k=0) -> ndarray:
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1) -> ndarray:
-    return apply("diag", [_arr(a)], k=offset, axis1=axis1, axis2=axis2)
+    """The ``offset``-th diagonal over ``axis1``/``axis2`` (last axis of the result);
+    empty when the offset lies beyond the array."""
+    a = _arr(a)
+    n1, n2 = a.shape[axis1], a.shape[axis2]
+    if not -n1 < offset < n2:
+        rest = tuple(d for i, d in enumerate(a.shape) if i not in (axis1 % a.ndim,
+                                                                    axis2 % a.ndim))
+        return _empty_result(a, rest + (0,))
+    return apply("diag", [a], k=offset, axis1=axis1, axis2=axis2)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None) -> ndarray:
@@ -860,7 +920,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def nonzero(a):
+    """Indices of the nonzero elements, one ``int64`` array per axis (a 0-d array counts
+    as 1-d, MXNet's rule)."""
     a = _arr(a)
+    if a.ndim == 0:
+        a = reshape(a, (1,))
     idx = apply("_npx_nonzero", [a])
     return tuple(idx[:, i] for i in range(a.ndim))
 
@@ -1014,6 +1078,158 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> ndarray:
     if equal_nan:
         res = logical_or(res, logical_and(isnan(a), isnan(b)))
     return res
+
+
+# -- indices, insertion, deletion, windows ---------------------------------------------------
+sometrue = any
+
+
+def unravel_index(indices, shape, order: str = "C"):
+    """The coordinates of flat ``indices`` in an array of ``shape`` (a tuple of ``int64``
+    arrays, MXNet's result type)."""
+    if order != "C":
+        raise NotImplementedError("unravel_index: only order='C' is supported")
+    idx = _arr(indices)
+    if idx.dtype.kind == "f":
+        raise NpTypeError(f"unravel_index: only int indices permitted, got {idx.dtype}")
+    host = idx.asnumpy().astype(onp.int64)
+    total = int(onp.prod(shape)) if len(shape) else 1
+    if host.size and (host.min() < 0 or host.max() >= total):
+        raise NpValueError(f"unravel_index: index out of bounds for an array of shape "
+                           f"{tuple(shape)}")
+    coords = onp.unravel_index(host, tuple(shape))
+    return tuple(_host_array(onp.asarray(c), onp.int64, idx.context) for c in coords)
+
+
+def diag_indices_from(arr):
+    """The indices of the main diagonal of an n-d array with equal axes."""
+    a = _arr(arr)
+    if a.ndim < 2 or len(set(a.shape)) != 1:
+        raise NpValueError(f"diag_indices_from: needs an array of at least 2 dimensions, "
+                           f"all of equal length, got shape {a.shape}")
+    idx = _host_array(onp.arange(a.shape[0]), onp.int64, a.context)
+    return tuple(idx for _ in range(a.ndim))
+
+
+def _normalize_positions(name, obj, n, allow_end):
+    pos = onp.asarray(obj.asnumpy() if isinstance(obj, NDArray) else obj)
+    if pos.dtype == onp.bool_:
+        if pos.shape != (n,):
+            raise NpValueError(f"{name}: a boolean index of shape {pos.shape} does not fit an "
+                               f"axis of size {n}")
+        pos = onp.flatnonzero(pos)
+    if pos.dtype.kind not in "iu":
+        raise NpTypeError(f"{name}: index arrays must be integers, got {pos.dtype}")
+    pos = pos.astype(onp.int64)
+    hi = n + 1 if allow_end else n
+    if pos.size and (pos.min() < -hi + (1 if allow_end else 0) or pos.max() >= hi):
+        raise NpIndexError(f"{name}: index {pos.tolist()} is out of bounds for an axis of "
+                           f"size {n}")
+    return onp.where(pos < 0, pos + n, pos)
+
+
+def delete(arr, obj, axis=None) -> ndarray:
+    """``arr`` without the entries ``obj`` (an int, slice or int/bool array) along
+    ``axis`` (of the flattened array when None)."""
+    a = _arr(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _norm_axis("delete", axis, a.ndim)
+    n = a.shape[axis]
+    if isinstance(obj, slice):
+        drop = onp.arange(n)[obj]
+    else:
+        drop = _normalize_positions("delete", obj, n, False)
+    keep = onp.setdiff1d(onp.arange(n), drop.reshape(-1))
+    return take(a, _host_array(keep, onp.int64, a.context), axis=axis)
+
+
+def insert(arr, obj, values, axis=None) -> ndarray:
+    """``values`` inserted into ``arr`` before the positions ``obj`` along ``axis`` (of
+    the flattened array when None); NumPy's rules for scalar and array ``obj``."""
+    a = _arr(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _norm_axis("insert", axis, a.ndim)
+    n = a.shape[axis]
+    vals = _arr(values, a.context).astype(a.dtype, copy=False)
+    if isinstance(obj, slice):
+        pos = onp.arange(*obj.indices(n))
+        scalar_pos = False
+    else:
+        pos = _normalize_positions("insert", obj, n, True)
+        scalar_pos = pos.ndim == 0
+    if scalar_pos:
+        # a scalar position inserts ``values`` (as at least ``a.ndim``-d, its first axis
+        # moved to ``axis``) as one block whose other axes broadcast
+        if vals.ndim < a.ndim:
+            vals = reshape(vals, (1,) * (a.ndim - vals.ndim) + vals.shape)
+        vals = moveaxis(vals, 0, axis)
+        shape = list(a.shape)
+        shape[axis] = vals.shape[axis]
+        block = broadcast_to(vals, tuple(shape))
+        p = int(pos)
+        lead = (slice(None),) * axis
+        return concatenate([a[lead + (slice(0, p),)], block, a[lead + (slice(p, None),)]],
+                           axis=axis)
+    pos = pos.reshape(-1)
+    k = pos.size
+    shape = list(a.shape)
+    shape[axis] = k
+    if vals.ndim == 1 and vals.shape[0] == k and k > 1:
+        vals = reshape(vals, tuple(k if i == axis else 1 for i in range(a.ndim)))
+    block = broadcast_to(vals, tuple(shape))
+    order = onp.argsort(pos, kind="stable")
+    new_pos = pos[order] + onp.arange(k)
+    total = n + k
+    is_new = onp.zeros(total, bool)
+    is_new[new_pos] = True
+    src = onp.empty(total, onp.int64)
+    src[~is_new] = onp.arange(n)
+    src[new_pos] = n + order
+    joined = concatenate([a, block], axis=axis)
+    return take(joined, _host_array(src, onp.int64, a.context), axis=axis)
+
+
+def _norm_axis(name, axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise NpIndexError(f"{name}: axis {axis} is out of bounds for an array of dimension "
+                           f"{ndim}")
+    return axis % ndim
+
+
+def resize(a, new_shape) -> ndarray:
+    """``a``'s elements repeated in order to fill ``new_shape`` (NumPy's ``resize``)."""
+    a = _arr(a)
+    new_shape = (new_shape,) if isinstance(new_shape, numbers.Integral) else tuple(new_shape)
+    if builtins.any(d < 0 for d in new_shape):
+        raise NpValueError(f"resize: all elements of new_shape must be non-negative, got "
+                           f"{new_shape}")
+    total = int(onp.prod(new_shape)) if new_shape else 1
+    flat = ravel(a)
+    if total == 0 or flat.size == 0:
+        return zeros(new_shape, a.dtype, ctx=a.context)
+    reps = -(-total // flat.size)
+    return reshape(tile(flat, reps)[:total], new_shape)
+
+
+def _window(fn, M, dtype, ctx):
+    return _host_array(onp.asarray(fn(int(M)), onp.float64), dtype or _DEFAULT_FLOAT, ctx)
+
+
+def hanning(M, dtype=None, ctx=None) -> ndarray:
+    """The Hann window of ``M`` points (``float32`` unless ``dtype`` is given)."""
+    return _window(onp.hanning, M, dtype, ctx)
+
+
+def hamming(M, dtype=None, ctx=None) -> ndarray:
+    """The Hamming window of ``M`` points (``float32`` unless ``dtype`` is given)."""
+    return _window(onp.hamming, M, dtype, ctx)
+
+
+def blackman(M, dtype=None, ctx=None) -> ndarray:
+    """The Blackman window of ``M`` points (``float32`` unless ``dtype`` is given)."""
+    return _window(onp.blackman, M, dtype, ctx)
 
 
 __all__ = sorted(n for n, v in globals().items()

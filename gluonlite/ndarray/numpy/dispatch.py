@@ -55,7 +55,7 @@ def run_on_host(func, args, kwargs):
 def _mx_impl(func):
     """``mx.np``'s own function for NumPy's ``func``, or None."""
     from . import _op, linalg
-    module = linalg if (func.__module__ or "").endswith("linalg") else _op
+    module = linalg if (getattr(func, "__module__", None) or "").endswith("linalg") else _op
     name = func.__name__
     return getattr(module, name, None) if name in module.__all__ else None
 

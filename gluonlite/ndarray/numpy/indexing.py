@@ -12,7 +12,7 @@ import numpy as onp
 from ...base import MXNetError
 from ..indexing import _Key, _check_device_bounds, _drop_leading_ones
 from ..ndarray import NDArray, _move
-from ._array import ndarray, recording
+from ._array import ndarray, recording, NpIndexError
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -54,7 +54,7 @@ def getitem(x: ndarray, key) -> ndarray:
     try:
         data = x._data[raw]
     except IndexError as err:
-        raise MXNetError(f"index {key!r} is invalid for an array of shape {x.shape}: "
+        raise NpIndexError(f"index {key!r} is invalid for an array of shape {x.shape}: "
                          f"{err}") from err
     if _is_basic(raw) and isinstance(data, type(x._data)) and data.flags.c_contiguous:
         return x._view(data)

@@ -13,6 +13,7 @@ import numpy as onp
 
 from ...base import MXNetError
 from . import _op
+from ..ndarray import NDArray
 from ._array import apply, ndarray
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "solve", "eigvalsh", "eigh", "svd",
@@ -141,13 +142,26 @@ def svd(a):
 
 
 def qr(a, mode="reduced"):
-    if mode != "reduced":
-        raise NotImplementedError("linalg.qr: only mode='reduced' is supported")
-    return tuple(apply("_npi_qr", [_float(a)]))
+    """QR factorization: ``(q, r)`` (``mode='reduced'``) or ``r`` alone (``mode='r'``)."""
+    if mode not in ("reduced", "r"):
+        raise NotImplementedError(f"linalg.qr: mode '{mode}' is not supported (only "
+                                  f"'reduced' and 'r')")
+    q, r = apply("_npi_qr", [_float(a)])
+    return r if mode == "r" else (q, r)
 
 
 def pinv(a, rcond=1e-15, hermitian=False) -> ndarray:
-    return apply("_npi_pinv", [_float(a)], rcond=float(rcond), hermitian=hermitian)
+    """Moore-Penrose pseudo-inverse; ``rcond`` may be an array broadcast over the batch
+    axes of ``a`` (then it runs through the SVD, with gradients)."""
+    a = _float(a)
+    if not isinstance(rcond, NDArray):
+        return apply("_npi_pinv", [a], rcond=float(rcond), hermitian=hermitian)
+    rc = _op._arr(rcond).astype(a.dtype, copy=False)
+    u, s, vt = svd(a)
+    cutoff = _op.expand_dims(rc * _op.max(s, axis=-1), -1)
+    inv_s = _op.where(s > cutoff, 1.0 / _op.where(s > cutoff, s, 1.0), 0.0).astype(a.dtype)
+    return _op.matmul(_op.swapaxes(vt, -1, -2) * _op.expand_dims(inv_s, -2),
+                      _op.swapaxes(u, -1, -2))
 
 
 def _real(vals, name):
@@ -218,8 +232,12 @@ def tensorsolve(a, b, axes=None) -> ndarray:
     if axes is not None:
         rest = [i for i in range(a.ndim) if i not in axes]
         a = _op.transpose(a, rest + list(axes))
-    out_shape = a.shape[b.ndim:]
+    # NumPy's rule, ``a.shape[-(a.ndim - b.ndim):]``: all of ``a.shape`` when the ranks match
+    out_shape = a.shape[-(a.ndim - b.ndim):] if a.ndim != b.ndim else a.shape
     n = int(onp.prod(out_shape))
+    if a.size != n * n:
+        raise MXNetError(f"linalg.tensorsolve: a of shape {a.shape} is not square for b of "
+                         f"shape {b.shape}")
     return solve(a.reshape(-1, n), b.reshape(-1)).reshape(out_shape)
 
 

@@ -40,6 +40,9 @@ def _ctx(ctx, *params):
 def _standard(op, size, dtype, ctx, **attrs) -> ndarray:
     # the legacy samplers take a non-empty shape: draw (1,) for a 0-d result
     shape = size or (1,)
+    if 0 in shape:  # an empty draw: nothing to sample
+        from ._array import zeros
+        return zeros(shape, dtype=dtype, ctx=ctx)
     res = apply(op, [], ctx=ctx, shape=shape, dtype=dtype, **attrs)
     return res.reshape(size) if not size else res
 
@@ -206,9 +209,9 @@ def multinomial(n, pvals, size=None) -> ndarray:
     count = int(onp.prod(shape)) if shape else 1
     probs = _op.array(pv, dtype=onp.float32)
     draws = apply("_sample_multinomial", [probs], shape=(count, int(n)),
-                  dtype=onp.dtype(onp.int64))
+                  dtype=onp.dtype(onp.int32))
     counts = _op.sum(_op.equal(draws.reshape(count, int(n), 1),
-                               _op.arange(len(pv), dtype=onp.int64)), axis=1)
+                               _op.arange(len(pv), dtype=onp.int32)), axis=1, dtype=onp.int64)
     return counts.reshape(shape + (len(pv),))
 
 

@@ -51,9 +51,15 @@ def _samples(fn, float_out=False, distinct=False):
         Sample([gen(2, 3, 2, 3)], dict(axis=(0, 2)), ref=ref),
         Sample([gen(2, 3, 2, 3)], dict(axis=-3), ref=ref),
         Sample([gen(5)], dict(axis=0), ref=ref),
+        Sample([gen(2, 3)], dict(axis=()), ref=ref, grad=False),  # NumPy: no axis reduced
         Sample([gen(3, 1000).astype(np.float32)], dict(axis=1), ref=ref, rtol=1e-4,
                atol=1e-4, grad=False),
         Sample([_rng.integers(-3, 4, (3, 4)).astype(np.int32)], dict(axis=0), ref=ref),
+        # float16 data and results accumulate in float32 (MXNet's acc type)
+        Sample([gen(2, 1000).astype(np.float16)], dict(axis=1), ref=ref, rtol=2e-3,
+               atol=2e-3, grad=False),
+        Sample([gen(2, 1000).astype(np.float32)], dict(axis=1, dtype="float16"), ref=ref,
+               rtol=2e-3, atol=2e-3, grad=False),
     ]
 
 
