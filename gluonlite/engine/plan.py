@@ -196,6 +196,10 @@ class ForwardPlan:
         self.steps = tuple(steps)
         self.n_inputs = n_in
         self.heads = tuple(info.heads)
+        # heads inferred 0-d (mx.np reductions): the steps hold them as (1,), as MXNet's
+        # legacy arrays; they leave the plan 0-d
+        self.scalar_heads = tuple(i for i, h in enumerate(self.heads)
+                                  if self.shapes[h] is not None and tuple(self.shapes[h]) == ())
         self.head_is_input = any(h < n_in for h in self.heads)
         self._blank = [None] * (info.n_slots + len(state_slots))
         self._view_specs = [tuple((self.memory.slot_buffer[s], self.shapes[s], self.dtypes[s])
@@ -317,6 +321,9 @@ class ForwardPlan:
             heads = [slots[h].copy() if h < self.n_inputs else slots[h] for h in self.heads]
         else:
             heads = [slots[h] for h in self.heads]
+        if self.scalar_heads:
+            for i in self.scalar_heads:
+                heads[i] = heads[i].reshape(())
         if keep and self.backward_plan is not None:
             return heads, [slots[s] for s in self.saved_slots]
         return heads, None

@@ -117,12 +117,26 @@ def _check_ints(name, dt, shapes):
         fail(f"_npi_{name}", f"needs integer inputs, got {dt.name}", *shapes)
 
 
+def _plain_ufunc(name):
+    """The NumPy/CuPy ufunc computing ``name`` exactly, warning-free, for two operands of
+    one dtype that is its own result dtype (``add``, comparisons), else None."""
+    if name in _EXTRA:
+        return None
+    math_name, ufunc = _FUNCS[name]
+    return ufunc or MATH[math_name].ufunc
+
+
 def _array_op(name):
     op_name = f"_npi_{name}"
     bool_out = _is_bool_result(name)
+    plain = _plain_ufunc(name)
 
     def forward(oc, attrs, inputs, out):
         a, b = inputs
+        if plain is not None and a.dtype == b.dtype and a.dtype != _BOOL:
+            # the common case, in one call (no dtype work, no error-state context)
+            f = getattr(oc.xp, plain)
+            return [f(a, b) if out is None else f(a, b, out=out[0])]
         dt = _compute_dtype(name, a.dtype, b.dtype)
         _check_ints(name, dt, (a.shape, b.shape))
         y = _compute(name, oc.xp, a.astype(dt, copy=False), b.astype(dt, copy=False))
@@ -179,6 +193,7 @@ def _scalar_dtype(name, dt, scalar, is_int):
 def _scalar_op(name, reverse):
     op_name = f"_npi_{'r' if reverse else ''}{name}_scalar"
     bool_out = _is_bool_result(name)
+    plain = _plain_ufunc(name)
 
     def operands(attrs, x):
         dt = _scalar_dtype(name, x.dtype, attrs.scalar, attrs.is_int)
@@ -189,6 +204,9 @@ def _scalar_op(name, reverse):
     def forward(oc, attrs, inputs, out):
         x = inputs[0]
         a, b, dt = operands(attrs, x)
+        if plain is not None and dt == x.dtype:  # the common case, in one call
+            f = getattr(oc.xp, plain)
+            return [f(a, b) if out is None else f(a, b, out=out[0])]
         _check_ints(name, dt, (x.shape,))
         y = _compute(name, oc.xp, a, b)
         if not hasattr(y, "shape") or y.shape != x.shape:

@@ -16,12 +16,28 @@ _COMPARE = {"eq": "equal", "ne": "not_equal", "gt": "greater", "ge": "greater_eq
 
 
 def _forward(fname):
+    op_name = _op._BINARY_NAMES.get(fname)
+    if op_name is not None:  # straight to the operator: ``x + y`` is on every hot path
+        binary = _op._binary
+
+        def method(self, other):
+            return binary(op_name, self, other)
+        return method
+
     def method(self, other):
         return getattr(_op, fname)(self, other)
     return method
 
 
 def _reflected(fname):
+    op_name = _op._BINARY_NAMES.get(fname)
+    if op_name is not None:
+        binary = _op._binary
+
+        def method(self, other):
+            return binary(op_name, other, self)
+        return method
+
     def method(self, other):
         return getattr(_op, fname)(other, self)
     return method
@@ -43,10 +59,12 @@ def _inplace(fname):
 
 
 def _compare(fname):
+    binary = _op._binary
+
     def method(self, other):
         if other is None:
             return False if fname == "equal" else True
-        return getattr(_op, fname)(self, other)
+        return binary(fname, self, other)
     return method
 
 

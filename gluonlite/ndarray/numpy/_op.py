@@ -16,6 +16,7 @@ import numpy as onp
 from ...base import MXNetError
 from ...context import Context, current_context
 from ..ndarray import NDArray
+from ..invoke import invoke
 from ._array import ndarray, apply, as_np, array, zeros, ones, full, empty, _DEFAULT_FLOAT
 from ._array import NpValueError, NpTypeError, NpIndexError
 
@@ -139,18 +140,36 @@ _NONCOMMUTATIVE = {"subtract", "true_divide", "mod", "power", "arctan2", "copysi
                    "ldexp"}
 
 
+_BINARY_OPS: dict = {}
+_PY_SCALARS = {int: True, float: False, bool: True}  # type -> is_int
+
+
+def _binary_ops(name):
+    """(array op, scalar op, reversed-scalar op) of ``_npi_<name>``, looked up once."""
+    ops = _BINARY_OPS.get(name)
+    if ops is None:
+        from ._array import _get
+        rname = f"_npi_r{name}_scalar" if name in _NONCOMMUTATIVE else f"_npi_{name}_scalar"
+        ops = _BINARY_OPS[name] = (_get(f"_npi_{name}"), _get(f"_npi_{name}_scalar"),
+                                   _get(rname))
+    return ops
+
+
 def _binary(name: str, x1, x2, out=None):
+    arr_op, scal_op, rscal_op = _binary_ops(name)
     a_arr, b_arr = isinstance(x1, NDArray), isinstance(x2, NDArray)
     if a_arr and b_arr:
-        res = apply(f"_npi_{name}", [_arr(x1), _arr(x2)])
-    elif a_arr and _is_scalar(x2):
-        res = apply(f"_npi_{name}_scalar", [_arr(x1)], scalar=float(x2), is_int=_is_int(x2))
-    elif b_arr and _is_scalar(x1):
-        op = f"_npi_r{name}_scalar" if name in _NONCOMMUTATIVE else f"_npi_{name}_scalar"
-        res = apply(op, [_arr(x2)], scalar=float(x1), is_int=_is_int(x1))
+        res = invoke(arr_op, [_arr(x1), _arr(x2)], arr_op.parse_attrs(None), cls=ndarray)
+    elif a_arr and (type(x2) in _PY_SCALARS or _is_scalar(x2)):
+        attrs = scal_op.parse_attrs({"scalar": float(x2), "is_int": _is_int(x2)})
+        res = invoke(scal_op, [_arr(x1)], attrs, cls=ndarray)
+    elif b_arr and (type(x1) in _PY_SCALARS or _is_scalar(x1)):
+        attrs = rscal_op.parse_attrs({"scalar": float(x1), "is_int": _is_int(x1)})
+        res = invoke(rscal_op, [_arr(x2)], attrs, cls=ndarray)
     else:
         ctx = _ctx_of(x1, x2)
-        res = apply(f"_npi_{name}", [_operand(x1, ctx), _operand(x2, ctx)])
+        res = invoke(arr_op, [_operand(x1, ctx), _operand(x2, ctx)], arr_op.parse_attrs(None),
+                     cls=ndarray)
     return _out(res, out)
 
 
@@ -159,6 +178,9 @@ def _is_scalar(x) -> bool:
 
 
 def _is_int(x) -> bool:
+    is_int = _PY_SCALARS.get(type(x))
+    if is_int is not None:
+        return is_int
     return isinstance(x, (numbers.Integral, onp.integer, onp.bool_))
 
 
