@@ -125,7 +125,7 @@ class OpDef:
         With ``infer_shape_outputs`` it is ``f(attrs, in_shapes, out_shapes)`` and also
         gets what is known of the outputs (from their consumers), to fill inputs from.
     infer_type : callable, optional
-        ``f(attrs, in_dtypes) -> (in_dtypes, out_dtypes)``; defaults to "all the same".
+        ``f(op, attrs, in_dtypes) -> (in_dtypes, out_dtypes)``; defaults to "all the same".
     aliases : sequence of str
         Other names (legacy graph names, snake case names).
     differentiable : bool

@@ -1,0 +1,171 @@
+"""Scales and kernels shared by the INT8 operators (:mod:`gluonlite.ops.quantization`).
+
+MXNet 1.9.1's CPU build (oneDNN) uses two sets of constants, and so do we:
+
+* the *level* of a quantized range, which gives the float range an int32 accumulator
+  covers (``127`` for int8, ``255`` for uint8), and the scale of ``_contrib_quantize``'s
+  int8 path and of ``_contrib_requantize``;
+* the *oneDNN quantize scale* (``127.5`` for int8, ``255.5`` for uint8), used by
+  ``_contrib_quantize_v2``, ``_contrib_dequantize`` and for the data of the quantized
+  GEMM/convolution when their int8 bias is rescaled to int32.
+
+Scales are computed in float32, like MXNet's kernels, and rounding is NumPy's
+round-half-to-even (oneDNN's default).  Integer GEMMs run in float64, which holds every
+int8 x int8 sum of fewer than 2**37 terms exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+INT32_MAX = 2147483647
+LEVELS = {"int8": 127.0, "uint8": 255.0}
+ONEDNN_SCALE = {"int8": 127.5, "uint8": 255.5}
+LIMITS = {"int8": (-128, 127), "uint8": (0, 255)}
+
+
+def kind(dtype) -> str:
+    """``'int8'`` or ``'uint8'`` for a quantized array dtype (anything else: ``'int8'``)."""
+    return "uint8" if np.dtype(dtype) == np.uint8 else "int8"
+
+
+def scalar(xp, a) -> float:
+    """The float value of a one-element range array."""
+    return float(xp.asarray(a).reshape(-1)[0])
+
+
+def max_abs(lo: float, hi: float) -> float:
+    """``max(|lo|, |hi|)``, the symmetric range MXNet quantizes over."""
+    return max(abs(float(lo)), abs(float(hi)))
+
+
+def f32(v: float) -> np.float32:
+    return np.float32(v)
+
+
+def saturate(xp, values, out_kind: str):
+    """Round half to even, clip to the range of ``out_kind`` and cast."""
+    lo, hi = LIMITS[out_kind]
+    return xp.clip(xp.rint(values), lo, hi).astype(out_kind)
+
+
+def range_arrays(xp, lo: float, hi: float):
+    """The two ``(1,)`` float32 arrays of a min/max output."""
+    return xp.asarray([lo], dtype=np.float32), xp.asarray([hi], dtype=np.float32)
+
+
+def onednn_quantize(xp, data, real_range: float, out_kind: str):
+    """``x * (127.5 or 255.5) / real_range`` rounded and saturated (``quantize_v2``)."""
+    scale = f32(ONEDNN_SCALE[out_kind]) / f32(real_range) if real_range else f32(0.0)
+    return saturate(xp, data.astype(np.float32) * scale, out_kind)
+
+
+def dequantize(xp, q, lo: float, hi: float, dtype=np.float32):
+    """Float values of ``q`` quantized over ``[lo, hi]`` (symmetric oneDNN scale)."""
+    k = kind(q.dtype)
+    if dtype == np.float32:
+        return q.astype(np.float32) * (f32(max_abs(lo, hi)) / f32(ONEDNN_SCALE[k]))
+    return q.astype(dtype) * (max_abs(lo, hi) / ONEDNN_SCALE[k])
+
+
+def int32_range(data_range: float, data_kind: str, weight_range: float) -> float:
+    """The float value an int32 accumulator of ``data x weight`` covers at ``INT32_MAX``
+    (MXNet's quantized convolution reports it with int8 levels even for uint8 data:
+    callers pass ``data_kind='int8'`` there)."""
+    return float(f32(data_range) * f32(weight_range) * f32(INT32_MAX)
+                 / (f32(LEVELS[data_kind]) * f32(127.0)))
+
+
+def bias_to_int32(xp, bias, data_range: float, data_kind: str, weight_range: float,
+                  bias_range: float):
+    """Rescale an int8 bias (range ``bias_range``) to the accumulator's int32 units."""
+    data_scale = f32(ONEDNN_SCALE[data_kind]) / f32(data_range)
+    weight_scale = f32(127.0) / f32(weight_range)
+    rescale = data_scale * weight_scale * f32(bias_range) / f32(127.0)
+    return xp.trunc(bias.astype(np.float32) * rescale).astype(np.int64)  # C cast: truncates
+
+
+def to_int32(xp, acc):
+    """An exact float64/int64 accumulator as int32 (wrapping like a C int32 would not)."""
+    return xp.clip(acc, -INT32_MAX - 1, INT32_MAX).astype(np.int32)
+
+
+def int_matmul(xp, a, b):
+    """``a @ b`` of integer arrays, exactly, through float64 BLAS."""
+    return xp.matmul(a.astype(np.float64), b.astype(np.float64))
+
+
+def entropy_threshold(hist, edges, num_quantized_bins: int):
+    """The KL-divergence calibration of TensorRT's INT8 recipe, as MXNet 1.9.1's
+    ``_contrib_calibrate_entropy`` computes it.
+
+    For each symmetric window of the histogram around its zero bin (at least
+    ``num_quantized_bins`` wide), ``p`` is the window with the outliers folded into its
+    end bins; ``q`` merges the window into ``num_quantized_bins`` bins and spreads each
+    back evenly over its non-empty bins.  Both are smoothed (zeros become ``1e-4``) and
+    the window with the smallest KL(p || q) wins.  Behaviours of MXNet's kernel kept
+    here (found by probing it): the window's first bin counts in ``p`` but not in the
+    merged ``q`` (nor among its non-empty bins), and all arithmetic is float32 with
+    sums accumulated left to right (``cumsum``), which decides near-ties.
+
+    Returns
+    -------
+    (threshold, divergence) : tuple of float
+        The right edge of the window with the smallest divergence, and that divergence.
+    """
+    hist = np.asarray(hist, dtype=np.float32).astype(np.int64).astype(np.float64)
+    edges = np.asarray(edges, dtype=np.float32)
+    num_bins = hist.size
+    zero_bin = num_bins // 2
+    nq = num_quantized_bins
+    cums = np.concatenate([[0.0], np.cumsum(hist)])
+    total = cums[-1]
+    widths = np.arange(nq // 2, zero_bin + 1)
+    divergences = np.empty(widths.size, dtype=np.float32)
+    for n, i in enumerate(widths):  # one candidate window per step, vectorized inside
+        start, stop = zero_bin - i, zero_bin + i + 1
+        merged_src = hist[start:stop].copy()
+        p = merged_src.copy()
+        p[0] = cums[start + 1]
+        p[-1] += total - cums[stop]
+        merged_src[0] = 0.0
+        merged = merged_src.size // nq
+        body = nq * merged
+        sums = merged_src[:body].reshape(nq, merged).sum(axis=1)
+        sums[-1] += merged_src[body:].sum()
+        filled = merged_src != 0
+        counts = filled[:body].reshape(nq, merged).sum(axis=1)
+        counts[-1] += filled[body:].sum()
+        per = np.divide(sums.astype(np.float32), counts.astype(np.float32),
+                        out=np.zeros(nq, dtype=np.float32), where=counts > 0)
+        q = np.concatenate([np.repeat(per, merged),
+                            np.full(merged_src.size - body, per[-1], dtype=np.float32)])
+        q[p == 0] = 0
+        divergences[n] = _kl(_smooth(p.astype(np.float32)), _smooth(q))
+    best = int(np.argmin(divergences))
+    return float(edges[zero_bin + widths[best] + 1]), float(divergences[best])
+
+
+def _smooth(p, eps: float = 0.0001):
+    """Zeros of ``p`` become ``eps``, the mass taken evenly off the non-zero bins (float32);
+    ``None`` for a distribution that is all zeros or too sparse to smooth."""
+    zeros = p == 0
+    n_zeros = int(zeros.sum())
+    n_nonzeros = p.size - n_zeros
+    if not n_nonzeros:
+        return None
+    eps = np.float32(eps)
+    eps1 = eps * np.float32(n_zeros) / np.float32(n_nonzeros)
+    if eps1 >= 1:
+        return None
+    return (p + np.where(zeros, eps, -eps1)).astype(np.float32)
+
+
+def _kl(p, q) -> np.float32:
+    """KL(p || q) of two smoothed float32 distributions, normalized and summed left to
+    right in float32 (``inf`` when either could not be smoothed)."""
+    if p is None or q is None:
+        return np.float32(np.inf)
+    p = p / np.cumsum(p)[-1]
+    q = q / np.cumsum(q)[-1]
+    ratio = np.log((p / q).astype(np.float64)).astype(np.float32)
+    return np.cumsum(p * ratio)[-1]
