@@ -93,6 +93,8 @@ from . import ndarray  # noqa: E402
 from . import ndarray as nd  # noqa: E402
 from . import random  # noqa: E402
 from . import util  # noqa: E402
+from .util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,  # noqa: E402,F401
+                   use_np, use_np_array, use_np_shape)
 from . import test_utils  # noqa: E402
 from . import operator  # noqa: E402,F401
 from . import name  # noqa: E402,F401
@@ -141,6 +143,7 @@ from . import numpy as np  # noqa: E402,F401 - MXNet's NumPy interface
 from . import numpy_extension as npx  # noqa: E402,F401
 from . import numpy  # noqa: E402,F401
 from . import numpy_extension  # noqa: E402,F401
+from .symbol import numpy as np_symbol  # noqa: E402,F401 - MXNet's name for mx.sym.np
 
 # ``from mxnet.autograd import *`` also gives ``NDArray``, ``array`` and ``Symbol`` (MXNet's
 # module has no ``__all__`` and imports them): the tape knows no such classes, so the

@@ -65,6 +65,17 @@ def _infer_param_types(in_syms, out, arg_names, aux_names):
     return arg_types, aux_types
 
 
+def _refuse_row_sparse(out) -> None:
+    """MXNet's SymbolBlock takes no ``row_sparse`` parameters (a Trainer would need
+    ``row_sparse_pull`` for them): raise as it does."""
+    from ..ndarray.ndarray import _STORAGE_TYPE_STR_TO_ID
+    row_sparse = str(_STORAGE_TYPE_STR_TO_ID["row_sparse"])
+    for s in out.get_internals():
+        if s.attr("__storage_type__") == row_sparse:
+            raise _AssertionError(f"SymbolBlock doesn't support Parameter '{s.name}' because "
+                                  f"its storage type is 'row_sparse'.")
+
+
 class SymbolBlock(HybridBlock):
     """Runs a Symbol as a Block.
 
@@ -131,6 +142,7 @@ class SymbolBlock(HybridBlock):
                 raise _AssertionError(f"Input symbols must be variable, but {s} is an output "
                                       f"of operators")
             input_names.add(s.name)
+        _refuse_row_sparse(out)
         arg_names = out.list_arguments()
         aux_names = out.list_auxiliary_states()
         arg_types, aux_types = _infer_param_types(in_syms, out, arg_names, aux_names)

@@ -247,3 +247,22 @@ def test_imports_ignore_extra_and_allow_missing(tmp_path):
     net = SymbolBlock.imports(sym_file, ["data", "softmax_label"], extra, ignore_extra=True,
                               allow_missing=True)
     assert net.collect_params()[missing_key[4:]].shape is None
+
+
+def test_symbol_block_refuses_row_sparse_parameters():
+    # MXNet 1.9.1 raises AssertionError here (its test_sparse_symbol_block)
+    data = mx.sym.var("data")
+    weight = mx.sym.var("weight", stype="row_sparse")
+    out = mx.sym.broadcast_add(mx.sym.dot(data, weight), mx.sym.var("bias"))
+    with pytest.raises(AssertionError, match="weight.*row_sparse"):
+        mx.gluon.SymbolBlock(out, data)
+
+
+def test_np_shape_scope_at_top_level():
+    # MXNet's test_np_shape_parameters: mx.np_shape(True) as a scope around Gluon code
+    with mx.np_shape(True):
+        assert mx.is_np_shape()
+        dense = mx.gluon.nn.Dense(16)
+        dense.initialize()
+        assert dense(mx.nd.zeros((2, 2016))).shape == (2, 16)
+    assert not mx.is_np_shape()
