@@ -136,12 +136,15 @@ def use_np_default_dtype(func):
 
 
 def _decorate(func, **modes):
+    """``func`` run with ``modes``; for a class, every method it has or inherits (a Gluon
+    block's inherited ``forward``, ``__call__`` and ``initialize`` included), as MXNet's
+    decorators do."""
     import inspect
     if inspect.isclass(func):
-        for name, member in list(vars(func).items()):
-            if inspect.isfunction(member) and not (name.startswith("__") and name not in
-                                                   ("__init__", "__call__")):
-                setattr(func, name, _ModeScope(**modes)(member))
+        for name, member in inspect.getmembers(func, inspect.isfunction):
+            if name.startswith("__") and name not in ("__init__", "__call__"):
+                continue
+            setattr(func, name, _ModeScope(**modes)(member))
         return func
     return _ModeScope(**modes)(func)
 
