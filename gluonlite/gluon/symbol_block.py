@@ -89,6 +89,10 @@ class SymbolBlock(HybridBlock):
         Parameters to reuse (by name) instead of creating new ones.
     """
 
+    # MXNet's SymbolBlock refuses row_sparse parameters; the Module family (which MXNet
+    # runs on Executors) runs on a subclass that takes them
+    _row_sparse_params = False
+
     @staticmethod
     def imports(symbol_file: str, input_names, param_file: str | None = None, ctx=None,
                 allow_missing: bool = False, ignore_extra: bool = False) -> "SymbolBlock":
@@ -142,7 +146,8 @@ class SymbolBlock(HybridBlock):
                 raise _AssertionError(f"Input symbols must be variable, but {s} is an output "
                                       f"of operators")
             input_names.add(s.name)
-        _refuse_row_sparse(out)
+        if not self._row_sparse_params:
+            _refuse_row_sparse(out)
         arg_names = out.list_arguments()
         aux_names = out.list_auxiliary_states()
         arg_types, aux_types = _infer_param_types(in_syms, out, arg_names, aux_names)

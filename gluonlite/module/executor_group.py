@@ -19,9 +19,17 @@ from .. import ndarray as nd
 from .. import symbol as _sym
 from ..base import MXNetError
 from ..context import cpu
+from ..gluon import SymbolBlock
 from ..io import DataDesc
 
 __all__ = ["DataParallelExecutorGroup"]
+
+
+class _ModuleBlock(SymbolBlock):
+    """The SymbolBlock a Module runs: it takes ``row_sparse`` parameters (MXNet's Module
+    binds them on an Executor; a user's SymbolBlock refuses them)."""
+
+    _row_sparse_params = True
 
 
 class _PlacedGraph:
@@ -239,8 +247,7 @@ class DataParallelExecutorGroup:
         shared = shared_group._block.collect_params() if shared_group is not None else None
         dtypes = {d.name: d.dtype for d in self.data_shapes + (self.label_shapes or [])}
         inputs = self.data_names + self._label_inputs + self.state_names
-        from ..gluon import SymbolBlock
-        self._block = SymbolBlock(self.symbol,
+        self._block = _ModuleBlock(self.symbol,
                                   [_sym.var(n, dtype=dtypes.get(n, np.float32)) for n in inputs],
                                   params=shared)
         self._params = self._block.collect_params()
