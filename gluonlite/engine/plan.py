@@ -72,8 +72,9 @@ def infer_entries(info, in_shapes, in_dtypes):
 def _with_inferred_shape(unit, shapes):
     """``unit`` with its ``shape`` attribute completed from inference when it is an
     input-less operator (``_zeros``, random samplers) given a partial shape."""
-    if unit.ins or "shape" not in getattr(unit.op, "attrs", {}) or not unit.outs:
-        return unit
+    spec = getattr(unit.op, "attrs", {}).get("shape")
+    if unit.ins or spec is None or spec.kind != "shape" or not unit.outs:
+        return unit  # (``_npi_gamma``'s ``shape`` is a distribution parameter)
     inferred = shapes[unit.outs[0]]
     if inferred is None or tuple(unit.attrs.shape) == inferred:
         return unit

@@ -7,15 +7,12 @@ from .registry import add_alias
 
 # MXNet name: gluonlite's operator
 _ALIASES = {
-    "_np_copy": "_copy", "_np_diag": "diag", "_np_repeat": "repeat", "_np_squeeze": "squeeze",
-    "_np_transpose": "transpose", "_npi_concatenate": "Concat", "_npi_stack": "stack",
-    "_npi_tile": "tile", "_npi_clip": "clip", "_npi_expand_dims": "expand_dims",
-    "_npi_broadcast_to": "broadcast_to", "_npi_zeros": "_zeros", "_npi_ones": "_ones",
-    "_npi_arange": "_arange", "_npi_eye": "_eye", "_npi_cast": "Cast",
+    "_np_copy": "_copy", "_np_repeat": "repeat", "_npi_concatenate": "Concat",
+    "_npi_stack": "stack", "_npi_clip": "clip", "_npi_expand_dims": "expand_dims",
+    "_npi_zeros": "_zeros", "_npi_ones": "_ones", "_npi_cast": "Cast",
     "_npi_boolean_mask": "_contrib_boolean_mask", "_npi_inv": "_linalg_inverse",
-    "_npi_det": "_linalg_det", "_npi_slogdet": "_linalg_slogdet",
     "_npi_argsort": "argsort", "_npi_sort": "sort", "_npi_swapaxes": "SwapAxis",
-    "_npi_flip": "reverse", "_npi_logical_not": "logical_not", "_npi_slice": "slice",
+    "_npi_logical_not": "logical_not", "_npi_slice": "slice",
     "_npi_nonzero": "_npx_nonzero", "_npi_histogram": "_histogram",
     "_npx_activation": "Activation", "_npx_batch_dot": "batch_dot",
     "_npx_batch_flatten": "Flatten", "_npx_batch_norm": "BatchNorm", "_npx_cast": "Cast",

@@ -86,6 +86,10 @@ def _compute(name, xp, a, b):
         return (m.ffwd if dt.kind == "f" else m.ifwd)(xp, a, b, None)
 
 
+# integer ``mod`` is piecewise constant in both operands: MXNet gives zero gradients
+_INT_ZERO_GRAD = {"mod", "fmod"}
+
+
 def _grads(name, xp, a, b, y, g):
     """(d/da, d/db) of ``name`` times ``g``; ``None`` for a zero gradient."""
     if name in _EXTRA:
@@ -147,9 +151,9 @@ def _array_op(name):
     def backward(oc, attrs, inputs, outputs, out_grads):
         a, b = inputs
         xp = oc.xp
-        if bool_out or name in _INT_ONLY:
-            return [xp.zeros(a.shape, a.dtype), xp.zeros(b.shape, b.dtype)]
         dt = _compute_dtype(name, a.dtype, b.dtype)
+        if bool_out or name in _INT_ONLY or (name in _INT_ZERO_GRAD and dt.kind != "f"):
+            return [xp.zeros(a.shape, a.dtype), xp.zeros(b.shape, b.dtype)]
         g = out_grads[0].astype(dt, copy=False)
         ga, gb = _grads(name, xp, a.astype(dt, copy=False), b.astype(dt, copy=False),
                         outputs[0], g)

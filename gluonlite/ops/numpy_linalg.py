@@ -1,6 +1,6 @@
 """``mx.np.linalg`` operators beyond the legacy ``_linalg_*`` ones: ``_npi_solve`` and
 ``_npi_eigvalsh`` (with gradients), and ``_npi_svd``, ``_npi_eigh``, ``_npi_qr``,
-``_npi_pinv``, ``_npi_eig``, ``_npi_eigvals``, ``_npi_lstsq``, ``_npi_matrix_rank``
+``_npi_pinv``/``_npi_pinv_scalar_rcond``, ``_npi_eig``, ``_npi_eigvals``, ``_npi_lstsq``, ``_npi_matrix_rank``
 (forward only in gluonlite).  Batched over leading axes as NumPy's ``linalg`` is.
 """
 from __future__ import annotations
@@ -110,7 +110,8 @@ def _forward_only(name, fn, num_outputs, out_shapes, attrs=None, doc=""):
         return shapes, out_shapes(*shapes)
 
     register(OpDef(name, forward, attrs=attrs or {}, num_outputs=num_outputs,
-                   inputs=("A", "B") if name == "_npi_lstsq" else ("A",),
+                   inputs=("A", "B") if name == "_npi_lstsq" else (
+                       ("A", "rcond") if name == "_npi_pinv" else ("A",)),
                    infer_shape=infer_shape, infer_type=_float_types,
                    differentiable=False, doc=doc))
 
@@ -193,11 +194,25 @@ _forward_only("_npi_eigh", lambda xp, at, a: xp.linalg.eigh(a, UPLO=at.UPLO), 2,
               {"UPLO": Attr("str", "L")}, "Eigen-decomposition of symmetric matrices.")
 _forward_only("_npi_qr", lambda xp, at, a: xp.linalg.qr(a), 2, _qr_shapes,
               doc="Reduced QR factorization.")
-_forward_only("_npi_pinv", lambda xp, at, a: xp.linalg.pinv(a, rcond=at.rcond,
+_forward_only("_npi_pinv_scalar_rcond", lambda xp, at, a: xp.linalg.pinv(a, rcond=at.rcond,
                                                             hermitian=at.hermitian), 1,
               lambda a: [a[:-2] + (a[-1], a[-2])],
               {"rcond": Attr("float", 1e-15), "hermitian": Attr("bool", False)},
               "Moore-Penrose pseudo-inverse.")
+def _pinv_array_rcond(xp, attrs, a, rcond):
+    """Pseudo-inverse through the SVD, singular values below ``rcond`` times the largest
+    (``rcond`` broadcast over the batch axes) taken as zero."""
+    u, s, vt = xp.linalg.svd(a, full_matrices=False)
+    cutoff = rcond.astype(s.dtype)[..., None] * s.max(axis=-1, keepdims=True)
+    big = s > cutoff
+    s_inv = xp.where(big, 1 / xp.where(big, s, 1), 0)
+    return xp.matmul(xp.swapaxes(vt, -1, -2) * s_inv[..., None, :], xp.swapaxes(u, -1, -2))
+
+
+_forward_only("_npi_pinv", _pinv_array_rcond, 1,
+              lambda a, r: [a[:-2] + (a[-1], a[-2])], {"hermitian": Attr("bool", False)},
+              "Moore-Penrose pseudo-inverse, with ``rcond`` an array broadcast over the batch "
+              "axes.")
 _forward_only("_npi_eig", _eig, 2, _eig_shapes,
               doc="Eigenvalues and right eigenvectors of general matrices (real results "
                   "only: complex ones raise).")
@@ -208,3 +223,159 @@ _forward_only("_npi_lstsq", _lstsq, 4, _lstsq_shapes, {"rcond": Attr("float", No
 _forward_only("_npi_matrix_rank", _matrix_rank, 1, lambda a: [a[:-2]],
               {"tol": Attr("float", None), "hermitian": Attr("bool", False)},
               "Rank of matrices by SVD.")
+
+
+# -- tensorinv, tensorsolve ---------------------------------------------------------------------
+def _tinv_dims(a_shape, ind):
+    if ind <= 0:
+        fail("_npi_tensorinv", f"ind must be a positive integer, got {ind}", a_shape)
+    inner, outer = tuple(a_shape[:ind]), tuple(a_shape[ind:])
+    n = int(np.prod(inner))
+    if n != int(np.prod(outer)):
+        fail("_npi_tensorinv", f"the first {ind} axes and the rest must hold as many "
+             "elements", a_shape)
+    return inner, outer, n
+
+
+def _tinv_forward(oc, attrs, inputs, out):
+    a = _float(inputs[0])
+    inner, outer, n = _tinv_dims(a.shape, attrs.ind)
+    inv = _linalg_error("_npi_tensorinv", oc.xp.linalg.inv)(a.reshape(n, n))
+    return [put(out, 0, inv.reshape(outer + inner))]
+
+
+def _tinv_backward(oc, attrs, inputs, outputs, out_grads):
+    # d(A^-1) = -A^-1 dA A^-1, so dA = -(A^-1)^T G (A^-1)^T, in the matrix view
+    a = inputs[0]
+    inner, outer, n = _tinv_dims(a.shape, attrs.ind)
+    inv = outputs[0].reshape(n, n)
+    g = out_grads[0].reshape(n, n)
+    return [(-(inv.T @ g @ inv.T)).reshape(a.shape).astype(a.dtype, copy=False)]
+
+
+def _tinv_infer(attrs, in_shapes):
+    s = in_shapes[0]
+    if s is None:
+        return [None], [None]
+    inner, outer, _ = _tinv_dims(tuple(s), attrs.ind)
+    return [tuple(s)], [outer + inner]
+
+
+register(OpDef("_npi_tensorinv", _tinv_forward, backward=_tinv_backward, inputs=("a",),
+               attrs={"ind": Attr("int", 2)}, infer_shape=_tinv_infer,
+               infer_type=_float_types, backward_uses=("inputs", "outputs"),
+               doc="NumPy ``linalg.tensorinv``: the inverse of ``a`` seen as a matrix of "
+                   "its first ``ind`` axes by the rest, shaped ``a.shape[ind:] + "
+                   "a.shape[:ind]``."))
+
+
+def _tsolve_parts(a_shape, b_shape, a_axes):
+    """(permutation of a's axes, the result's shape, n) for ``tensorsolve``."""
+    nd = len(a_shape)
+    axes = tuple(int(i) % nd for i in a_axes) if a_axes else ()
+    perm = tuple(i for i in range(nd) if i not in axes) + axes
+    shape = tuple(a_shape[i] for i in perm)
+    # NumPy's rule: the result has the last ``a.ndim - b.ndim`` axes of ``a`` (all of
+    # them when the ranks are equal)
+    k = nd - len(b_shape)
+    out_shape = shape[-k:] if k else shape
+    n = int(np.prod(out_shape))
+    if n * n != int(np.prod(shape)) or int(np.prod(b_shape)) != n:
+        fail("_npi_tensorsolve", "a is not square for b (the leading axes of a must be "
+             "b's shape and hold as many elements as the rest)", a_shape, b_shape)
+    return perm, out_shape, n
+
+
+def _tsolve_forward(oc, attrs, inputs, out):
+    a, b = _float(inputs[0]), _float(inputs[1])
+    perm, out_shape, n = _tsolve_parts(a.shape, b.shape, attrs.a_axes)
+    am = a.transpose(perm).reshape(n, n)
+    x = _linalg_error("_npi_tensorsolve", oc.xp.linalg.solve)(am, b.reshape(n))
+    return [put(out, 0, x.reshape(out_shape))]
+
+
+def _tsolve_backward(oc, attrs, inputs, outputs, out_grads):
+    xp = oc.xp
+    a, b = inputs
+    perm, out_shape, n = _tsolve_parts(a.shape, b.shape, attrs.a_axes)
+    am = _float(a).transpose(perm).reshape(n, n)
+    x = outputs[0].reshape(n)
+    gb = xp.linalg.solve(am.T, out_grads[0].reshape(n))
+    ga = -xp.outer(gb, x)
+    shape_p = tuple(a.shape[i] for i in perm)
+    ga = ga.reshape(shape_p).transpose(tuple(int(i) for i in np.argsort(perm)))
+    return [ga.astype(a.dtype, copy=False), gb.reshape(b.shape).astype(b.dtype, copy=False)]
+
+
+def _tsolve_infer(attrs, in_shapes):
+    a, b = in_shapes
+    if a is None or b is None:
+        return list(in_shapes), [None]
+    _, out_shape, _ = _tsolve_parts(tuple(a), tuple(b), attrs.a_axes)
+    return [tuple(a), tuple(b)], [out_shape]
+
+
+register(OpDef("_npi_tensorsolve", _tsolve_forward, backward=_tsolve_backward,
+               inputs=("a", "b"), attrs={"a_axes": Attr("shape", ())},
+               infer_shape=_tsolve_infer, infer_type=_float_types,
+               backward_uses=("inputs", "outputs"),
+               doc="NumPy ``linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == "
+                   "b``, the axes ``a_axes`` of ``a`` moved to the end first."))
+
+
+# -- det, slogdet with NumPy's shapes ------------------------------------------------------------
+def _det_infer(n_out):
+    def infer(attrs, in_shapes):
+        a = in_shapes[0]
+        if a is None:
+            return [None], [None] * n_out
+        a = tuple(a)
+        if len(a) < 2 or a[-1] != a[-2]:
+            fail("_npi_det", "needs square matrices in the last two axes", a)
+        return [a], [a[:-2]] * n_out
+    return infer
+
+
+def _inv_t(xp, a):
+    return xp.swapaxes(xp.linalg.inv(a), -1, -2)
+
+
+def _npdet_forward(oc, attrs, inputs, out):
+    a = _float(inputs[0])
+    _square("_npi_det", a)
+    return [put(out, 0, oc.xp.asarray(oc.xp.linalg.det(a)).astype(a.dtype))]
+
+
+def _npdet_backward(oc, attrs, inputs, outputs, out_grads):
+    a = inputs[0]
+    g = (out_grads[0] * outputs[0]).reshape(a.shape[:-2] + (1, 1))
+    return [(g * _inv_t(oc.xp, a)).astype(a.dtype, copy=False)]
+
+
+register(OpDef("_npi_det", _npdet_forward, backward=_npdet_backward, inputs=("A",),
+               infer_shape=_det_infer(1), infer_type=_float_types,
+               backward_uses=("inputs", "outputs"), json_num_outputs=3,
+               doc="NumPy ``linalg.det``: determinants of the matrices in the last two axes "
+                   "(0-d for one matrix)."))
+
+
+def _npslogdet_forward(oc, attrs, inputs, out):
+    xp = oc.xp
+    a = _float(inputs[0])
+    _square("_npi_slogdet", a)
+    sign, logdet = xp.linalg.slogdet(a)
+    return [put(out, 0, xp.asarray(sign).astype(a.dtype)),
+            put(out, 1, xp.asarray(logdet).astype(a.dtype))]
+
+
+def _npslogdet_backward(oc, attrs, inputs, outputs, out_grads):
+    a = inputs[0]
+    g = out_grads[1].reshape(a.shape[:-2] + (1, 1))
+    return [(g * _inv_t(oc.xp, a)).astype(a.dtype, copy=False)]
+
+
+register(OpDef("_npi_slogdet", _npslogdet_forward, backward=_npslogdet_backward,
+               inputs=("A",), num_outputs=2, infer_shape=_det_infer(2),
+               infer_type=_float_types, backward_uses=("inputs",), json_num_outputs=4,
+               doc="NumPy ``linalg.slogdet``: sign and log of the absolute determinant of "
+                   "the matrices in the last two axes (0-d for one matrix)."))

@@ -183,25 +183,31 @@ def _einsum_backward(oc, attrs, inputs, outputs, out_grads):
     parts, outs = _parse_subscripts(attrs.subscripts, [x.shape for x in inputs])
     sizes = {}
     for p, x in zip(parts, inputs):
-        for c, d in zip(p, x.shape):
-            sizes[c] = max(sizes.get(c, 1), d)
+        for c, d in zip(p, x.shape):  # a size 1 broadcasts against any other, 0 included
+            prev = sizes.get(c)
+            sizes[c] = d if prev is None or prev == 1 else prev
     g = out_grads[0].reshape(tuple(sizes[c] for c in outs))
     grads = []
     for i, x in enumerate(inputs):
         target = parts[i]
-        if len(set(target)) != len(target):
-            fail("_npi_einsum", f"no gradient for operand subscripts with a repeated "
-                 f"index ('{target}')", x.shape)
+        # a repeated index ('ii') reads a diagonal: the gradient is computed over the
+        # distinct indices, then written onto that diagonal
+        uniq = "".join(dict.fromkeys(target))
         others = [p for j, p in enumerate(parts) if j != i]
         ops = [inputs[j] for j in range(len(inputs)) if j != i]
         avail = set(outs).union(*others) if others else set(outs)
-        missing = [c for c in target if c not in avail]  # summed away in x alone
-        expr = ",".join([outs] + others) + "->" + "".join(c for c in target if c not in missing)
+        missing = [c for c in uniq if c not in avail]  # summed away in x alone
+        expr = ",".join([outs] + others) + "->" + "".join(c for c in uniq if c not in missing)
         gx = xp.einsum(expr, g, *ops)
         if missing:
-            gx = xp.expand_dims(gx, tuple(target.index(c) for c in missing))
+            gx = xp.expand_dims(gx, tuple(uniq.index(c) for c in missing))
+        gx = xp.broadcast_to(gx, tuple(sizes[c] for c in uniq))
         full = tuple(sizes[c] for c in target)
-        gx = xp.broadcast_to(gx, full)
+        if uniq != target:
+            grid = xp.indices(gx.shape)
+            diag = xp.zeros(full, gx.dtype)
+            diag[tuple(grid[uniq.index(c)] for c in target)] = gx
+            gx = diag
         bcast = tuple(k for k, (d, f) in enumerate(zip(x.shape, full)) if d != f)
         if bcast:  # axes of size 1 that broadcast against the other operands
             gx = gx.sum(axis=bcast, keepdims=True)
@@ -220,7 +226,8 @@ def _einsum_infer(attrs, in_shapes):
         for c, d in zip(p, s):
             if sizes.setdefault(c, d) != d and 1 not in (d, sizes[c]):
                 fail("_npi_einsum", f"index '{c}' has sizes {sizes[c]} and {d}", *in_shapes)
-            sizes[c] = max(sizes[c], d)
+            if sizes[c] == 1:  # a size 1 broadcasts against any other, 0 included
+                sizes[c] = d
     return [tuple(s) for s in in_shapes], [tuple(sizes[c] for c in outs)]
 
 
@@ -231,3 +238,40 @@ register(OpDef("_npi_einsum", _einsum_forward, backward=_einsum_backward,
                key_var_num_args="num_args", infer_shape=_einsum_infer,
                backward_uses=("inputs",),
                doc="NumPy ``einsum`` (explicit or implicit output, ``...`` broadcasting)."))
+
+
+# -- tensordot with an integer number of axes -------------------------------------------------
+class _IntAxes:
+    """``_npi_tensordot``'s attributes for ``axes=n``: the last ``n`` axes of ``a`` with
+    the first ``n`` of ``b``."""
+
+    def __init__(self, n: int, a_shape, b_shape):
+        if n < 0 or n > len(a_shape) or n > len(b_shape):
+            fail("_npi_tensordot_int_axes", f"axes={n} exceeds the rank of an input",
+                 a_shape, b_shape)
+        self.a_axes_summed = tuple(range(len(a_shape) - n, len(a_shape)))
+        self.b_axes_summed = tuple(range(n))
+
+
+def _tdi_forward(oc, attrs, inputs, out):
+    return _td_forward(oc, _IntAxes(attrs.axes, inputs[0].shape, inputs[1].shape), inputs,
+                       out)
+
+
+def _tdi_backward(oc, attrs, inputs, outputs, out_grads):
+    return _td_backward(oc, _IntAxes(attrs.axes, inputs[0].shape, inputs[1].shape), inputs,
+                        outputs, out_grads)
+
+
+def _tdi_infer(attrs, in_shapes):
+    a, b = in_shapes
+    if a is None or b is None:
+        return list(in_shapes), [None]
+    return _td_infer(_IntAxes(attrs.axes, a, b), in_shapes)
+
+
+register(OpDef("_npi_tensordot_int_axes", _tdi_forward, backward=_tdi_backward,
+               inputs=("a", "b"), attrs={"axes": Attr("int")}, infer_shape=_tdi_infer,
+               backward_uses=("inputs",),
+               doc="NumPy ``tensordot`` with ``axes=n``: sum products over the last ``n`` "
+                   "axes of ``a`` and the first ``n`` of ``b``."))

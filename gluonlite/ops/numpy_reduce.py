@@ -68,6 +68,12 @@ def _reduce_fwd(kind, xp, x, axes, attrs, odt):
             fail(f"_np_{kind}", "cannot reduce an empty array", x.shape)
         return getattr(xp, kind)(x, axis=axes)
     if kind == "mean":
+        if x.dtype.kind != "f" and odt.kind != "f":
+            # an integer mean sums in the result dtype (wrapping as NumPy's does), then
+            # divides and truncates
+            n = int(np.prod([x.shape[a] for a in axes])) if axes else 1
+            total = xp.sum(x.astype(odt, copy=False), axis=axes, dtype=odt)
+            return (total / max(n, 1)).astype(odt)
         acc = _float_acc(x.dtype, odt) if x.dtype.kind == "f" or odt.kind == "f" else odt
         return xp.mean(x.astype(acc, copy=False), axis=axes)
     acc = odt if odt.kind != "f" or x.dtype.kind != "f" else _float_acc(x.dtype, odt)
@@ -114,6 +120,8 @@ def _make(kind, name):
         odt = _out_dtype(kind, attrs, x.dtype)
         keep = _keep(x.shape, axes)
         g = out_grads[0].reshape(keep)
+        if kind in ("sum", "mean") and x.dtype.kind == "f":
+            g = g.astype(x.dtype, copy=False)  # the gradient is computed in x's dtype
         y = outputs[0].reshape(keep)
         dx = _grad(kind, xp, x, y, g, axes, attrs, odt)
         return [xp.array(xp.broadcast_to(dx, x.shape), dtype=x.dtype)]
@@ -183,12 +191,14 @@ def _make_arg(kind):
     def forward(oc, attrs, inputs, out):
         xp = oc.xp
         x = inputs[0]
-        if x.size == 0:
-            fail(name, "attempt to get the index of an extreme of an empty sequence", x.shape)
-        if attrs.axis is not None and not -x.ndim <= attrs.axis < max(x.ndim, 1):
+        if attrs.axis is not None and not -max(x.ndim, 1) <= attrs.axis < max(x.ndim, 1):
             fail(name, f"axis {attrs.axis} is out of bounds", x.shape)
+        if x.size == 0 and (attrs.axis is None or x.ndim == 0 or x.shape[attrs.axis] == 0):
+            fail(name, "attempt to get the index of an extreme of an empty sequence", x.shape)
         fn = getattr(xp, kind)
-        y = fn(x.reshape(-1)) if attrs.axis is None else fn(x, axis=attrs.axis)
+        # a 0-d input has one position, which axis 0 (or -1) names as NumPy allows
+        y = fn(x.reshape(-1)) if attrs.axis is None or x.ndim == 0 else \
+            fn(x, axis=attrs.axis)
         return [put(out, 0, xp.asarray(y).astype(_I64).reshape(out_shape(attrs, x.shape)))]
 
     def infer_shape(attrs, in_shapes):

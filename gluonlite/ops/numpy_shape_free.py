@@ -152,16 +152,10 @@ def npx_reshape_shape(src: tuple, spec: tuple, reverse: bool = False) -> tuple:
 
 
 def _reverse_spec(spec):
-    """``spec`` read right to left, keeping ``-6``'s two sizes in order after it."""
-    items, j = [], 0
-    while j < len(spec):
-        if spec[j] == -6:
-            items.append((-6, spec[j + 2], spec[j + 1]))
-            j += 3
-        else:
-            items.append((spec[j],))
-            j += 1
-    return tuple(c for item in reversed(items) for c in item)
+    """``spec`` read right to left, as MXNet reads it with ``reverse=True``: the whole
+    list reversed, so a ``-6`` takes its two sizes from before it (``(..., -1, 3, -6)``
+    splits the last input dimension into ``(-1, 3)``)."""
+    return tuple(reversed(spec))
 
 
 def _npx_reshape_forward(oc, attrs, inputs, out):

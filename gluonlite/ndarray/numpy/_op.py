@@ -70,7 +70,8 @@ def ones_like(a, dtype=None, order="C", ctx=None, out=None) -> ndarray:
 def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None) -> ndarray:
     """``fill_value`` with the shape (and dtype, unless given) of ``a``."""
     a = _arr(a)
-    return _out(full(a.shape, fill_value, dtype or a.dtype, ctx=ctx or a.context), out)
+    return _out(apply("_npi_full_like", [a], fill_value=float(fill_value),
+                      dtype=None if dtype is None else onp.dtype(dtype)), out)
 
 
 def empty_like(prototype, dtype=None, order="C", subok=False, shape=None) -> ndarray:
@@ -86,10 +87,13 @@ def _host_array(values, dtype, ctx) -> ndarray:
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None) -> ndarray:
     """Evenly spaced values in ``[start, stop)`` (``float32`` unless ``dtype`` is given)."""
+    step = 1 if step is None else step
     if stop is None:
         start, stop = 0, start
-    return _host_array(onp.arange(start, stop, step, dtype=onp.float64), dtype or _DEFAULT_FLOAT,
-                       ctx)
+    if step == 0:
+        raise NpValueError("arange: step must not be 0")
+    return apply("_npi_arange", [], ctx=ctx, start=float(start), stop=float(stop),
+                 step=float(step), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
@@ -100,14 +104,18 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
-    """``base ** linspace(start, stop, num)``."""
-    vals = onp.logspace(start, stop, num, endpoint=endpoint, base=base, axis=axis)
-    return _host_array(vals, dtype or _DEFAULT_FLOAT, ctx)
+    """``base ** linspace(start, stop, num)`` (``float32`` unless ``dtype`` is given)."""
+    if axis != 0:
+        raise NotImplementedError("logspace: only axis=0 is supported")
+    return apply("_npi_logspace", [], ctx=ctx, start=float(start), stop=float(stop),
+                 num=int(num), endpoint=bool(endpoint), base=float(base),
+                 dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
 
 
 def eye(N, M=None, k=0, dtype=None, ctx=None) -> ndarray:  # noqa: N803 - NumPy's names
-    """Ones on the ``k``-th diagonal."""
-    return _host_array(onp.eye(N, M, k), dtype or _DEFAULT_FLOAT, ctx)
+    """Ones on the ``k``-th diagonal of an ``N`` x ``M`` array (``M`` = ``N`` when None)."""
+    return apply("_npi_eye", [], ctx=ctx, N=int(N), M=None if M is None else int(M),
+                 k=int(k), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
 
 
 def identity(n, dtype=None, ctx=None) -> ndarray:
@@ -121,7 +129,8 @@ def tri(N, M=None, k=0, dtype=None, ctx=None) -> ndarray:  # noqa: N803
 
 def indices(dimensions, dtype=onp.int32, ctx=None) -> ndarray:
     """The index grid of an array of shape ``dimensions`` (``int32`` as in MXNet)."""
-    return _host_array(onp.indices(dimensions), dtype, ctx)
+    return apply("_npi_indices", [], ctx=ctx, dimensions=_ints(dimensions),
+                 dtype=onp.dtype(dtype))
 
 
 def copy(a) -> ndarray:
@@ -195,8 +204,36 @@ def _operand(x, ctx):
     return array(x, ctx=ctx)
 
 
+_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None,
+                   "subok": True}
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _ufunc_kwargs(name: str, kwargs: dict) -> None:
+    """MXNet's rule for NumPy's ufunc keywords: unknown ones and invalid ``dtype`` or
+    ``casting`` values are a ``TypeError``; any other value than NumPy's default is not
+    implemented."""
+    for key, value in kwargs.items():
+        if key not in _UFUNC_DEFAULTS:
+            raise NpTypeError(f"{key} is an invalid keyword to function '{name}'")
+        default = _UFUNC_DEFAULTS[key]
+        if value is default or (not isinstance(value, type) and value == default
+                                and key != "dtype"):
+            continue
+        if key == "casting" and value not in _CASTINGS:
+            raise NpTypeError(f"{name}: casting must be one of {_CASTINGS}, got {value!r}")
+        if key == "dtype":
+            try:
+                onp.dtype(value)
+            except TypeError as err:
+                raise NpTypeError(f"{name}: data type {value!r} not understood") from err
+        raise NotImplementedError(f"{name}: {key}={value!r} is not supported")
+
+
 def _def_binary(name, op_name=None):
     def fn(x1, x2, out=None, **kwargs):
+        if kwargs:
+            _ufunc_kwargs(name, kwargs)
         return _binary(op_name or name, x1, x2, out)
     fn.__name__ = name
     fn.__doc__ = f"NumPy ``{name}`` of two arrays or an array and a scalar (broadcasting)."
@@ -241,6 +278,8 @@ _UNARY = {
 
 def _def_unary(name, op_name):
     def fn(x, out=None, **kwargs):
+        if kwargs:
+            _ufunc_kwargs(name, kwargs)
         return _out(apply(op_name, [_arr(x)]), out)
     fn.__name__ = name
     fn.__doc__ = f"Elementwise NumPy ``{name}``."
@@ -251,46 +290,57 @@ for _n, _op_name in _UNARY.items():
     globals()[_n] = _def_unary(_n, _op_name)
 
 
-def positive(x, out=None) -> ndarray:
+def positive(x, out=None, **kwargs) -> ndarray:
+    """A copy of ``x``."""
+    if kwargs:
+        _ufunc_kwargs("positive", kwargs)
     return _out(_arr(x).copy(), out)
 
 
-def logical_not(x, out=None) -> ndarray:
+def logical_not(x, out=None, **kwargs) -> ndarray:
     """``x == 0`` as ``bool``."""
+    if kwargs:
+        _ufunc_kwargs("logical_not", kwargs)
     return _out(_binary("equal", _arr(x), 0), out)
 
 
-def invert(x, out=None) -> ndarray:
+def invert(x, out=None, **kwargs) -> ndarray:
     """Bitwise NOT of integers (logical NOT of ``bool``)."""
+    if kwargs:
+        _ufunc_kwargs("invert", kwargs)
     x = _arr(x)
-    if x.dtype == onp.bool_:
-        return logical_not(x, out)
-    if x.dtype.kind not in "iu":
-        raise MXNetError(f"invert: needs an integer or bool array, got {x.dtype}")
-    return _out(_binary("bitwise_xor", x, -1), out)
+    if x.dtype.kind not in "biu":
+        raise NpTypeError(f"invert: ufunc 'invert' not supported for the input type "
+                          f"{x.dtype}")
+    return _out(apply("_npi_bitwise_not", [x]), out)
 
 
 bitwise_not = invert
 
 
-def isnan(x, out=None) -> ndarray:
-    return _out(_binary("not_equal", _arr(x), _arr(x)), out)
+def isnan(x, out=None, **kwargs) -> ndarray:
+    """Elementwise test for NaN (``bool``)."""
+    return _predicate("isnan", x, out, kwargs)
 
 
-def isinf(x, out=None) -> ndarray:
-    return _out(_binary("equal", absolute(_arr(x)), onp.inf), out)
+def isinf(x, out=None, **kwargs) -> ndarray:
+    """Elementwise test for positive or negative infinity (``bool``)."""
+    return _predicate("isinf", x, out, kwargs)
 
 
-def isposinf(x, out=None) -> ndarray:
-    return _out(_binary("equal", _arr(x), onp.inf), out)
+def isposinf(x, out=None, **kwargs) -> ndarray:
+    """Elementwise test for positive infinity (``bool``)."""
+    return _predicate("isposinf", x, out, kwargs)
 
 
-def isneginf(x, out=None) -> ndarray:
-    return _out(_binary("equal", _arr(x), -onp.inf), out)
+def isneginf(x, out=None, **kwargs) -> ndarray:
+    """Elementwise test for negative infinity (``bool``)."""
+    return _predicate("isneginf", x, out, kwargs)
 
 
-def isfinite(x, out=None) -> ndarray:
-    return _out(logical_not(logical_or(isnan(x), isinf(x))), out)
+def isfinite(x, out=None, **kwargs) -> ndarray:
+    """Elementwise test for finiteness (``bool``)."""
+    return _predicate("isfinite", x, out, kwargs)
 
 
 def around(a, decimals: int = 0, out=None) -> ndarray:
@@ -315,12 +365,9 @@ def clip(a, a_min, a_max, out=None) -> ndarray:
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None) -> ndarray:
     """NaN and infinities replaced by finite numbers (the dtype's extremes by default)."""
     x = _arr(x)
-    if x.dtype.kind != "f":
-        return x.copy() if copy else x
-    info = onp.finfo(x.dtype)
-    hi = info.max if posinf is None else posinf
-    lo = info.min if neginf is None else neginf
-    res = where(isnan(x), nan, where(isposinf(x), hi, where(isneginf(x), lo, x)))
+    res = apply("_npi_nan_to_num", [x], copy=bool(copy), nan=float(nan),
+                posinf=None if posinf is None else float(posinf),
+                neginf=None if neginf is None else float(neginf))
     if not copy:
         x[...] = res
         return x
@@ -394,49 +441,34 @@ def argmin(a, axis=None, out=None):
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
-    return _out(apply("_np_cumsum", [_arr(a)], axis=axis, dtype=dtype), out)
+    """Cumulative sum along ``axis`` (of the flattened array when None); ``bool`` counts
+    as ``int64``."""
+    a = _arr(a)
+    if dtype is None and a.dtype == onp.bool_:
+        dtype = onp.int64
+    return _out(apply("_np_cumsum", [a], axis=axis, dtype=dtype), out)
 
 
 def average(a, axis=None, weights=None, returned=False):
-    """Mean, or weighted mean along ``axis``."""
+    """Mean, or weighted mean along ``axis``; with ``returned``, also the sum of the
+    weights."""
     a = _arr(a)
-    if weights is None:
-        avg = mean(a, axis)
-        scl = full(avg.shape, a.size / builtins.max(avg.size, 1), dtype=avg.dtype, ctx=a.context)
-    else:
-        w = _arr(weights, a.context)
-        if w.shape != a.shape:
-            if axis is None or w.ndim != 1 or w.shape[0] != a.shape[axis]:
-                raise MXNetError(f"average: weights of shape {w.shape} do not fit an array "
-                                 f"of shape {a.shape} along axis {axis}")
-            shape = [1] * a.ndim
-            shape[axis] = w.shape[0]
-            w = w.reshape(shape)
-        scl = sum(broadcast_to(w, a.shape), axis)
-        avg = sum(a * w, axis) / scl
-    return (avg, scl) if returned else avg
+    ins = [a] if weights is None else [a, _arr(weights, a.context)]
+    res = apply("_npi_average", ins, axis=_axis_attr(axis), returned=bool(returned),
+                weighted=weights is not None)
+    return list(res) if returned else res  # MXNet gives a list
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
                keepdims=False):
-    """The ``q``-th percentile (no gradient)."""
-    return _host_fn(onp.percentile, a, q, axis=axis, method=interpolation, keepdims=keepdims,
-                    out=out)
+    """The ``q``-th percentile along ``axis`` (no gradient)."""
+    return _percentile("percentile", a, q, axis, interpolation, keepdims, out, 1)
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
              keepdims=False):
-    """The ``q``-th quantile (no gradient)."""
-    return _host_fn(onp.quantile, a, q, axis=axis, method=interpolation, keepdims=keepdims,
-                    out=out)
-
-
-def _host_fn(fn, a, *args, out=None, **kwargs):
-    """A NumPy function without gradient run on the host, in the input's dtype."""
-    a = _arr(a)
-    host_args = [x.asnumpy() if isinstance(x, NDArray) else x for x in args]
-    res = onp.asarray(fn(a.asnumpy(), *host_args, **kwargs))
-    return _out(_host_array(res, a.dtype if a.dtype.kind == "f" else res.dtype, a.context), out)
+    """The ``q``-th quantile along ``axis`` (no gradient)."""
+    return _percentile("quantile", a, q, axis, interpolation, keepdims, out, 100)
 
 
 # -- shape manipulation -----------------------------------------------------------------------
@@ -486,13 +518,8 @@ def ravel(x, order="C") -> ndarray:
 
 
 def transpose(a, axes=None) -> ndarray:
-    a = _arr(a)
-    if axes is None:
-        axes = tuple(range(a.ndim))[::-1]
-    axes = tuple(int(x) % builtins.max(a.ndim, 1) for x in axes)
-    if a.ndim < 2 and not axes:
-        return a
-    return apply("transpose", [a], axes=axes)
+    """The axes permuted by ``axes`` (reversed when None)."""
+    return apply("_np_transpose", [_arr(a)], axes=None if axes is None else _ints(axes))
 
 
 def swapaxes(a, axis1, axis2) -> ndarray:
@@ -504,15 +531,9 @@ def swapaxes(a, axis1, axis2) -> ndarray:
 
 
 def moveaxis(a, source, destination) -> ndarray:
-    a = _arr(a)
-    src = [source] if isinstance(source, numbers.Integral) else list(source)
-    dst = [destination] if isinstance(destination, numbers.Integral) else list(destination)
-    src = [s % a.ndim for s in src]
-    dst = [d % a.ndim for d in dst]
-    order = [i for i in range(a.ndim) if i not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return transpose(a, order)
+    """Axes ``source`` moved to positions ``destination``, the others in order."""
+    return apply("_np_moveaxis", [_arr(a)], source=_ints(source),
+                 destination=_ints(destination))
 
 
 def rollaxis(a, axis, start=0) -> ndarray:
@@ -535,44 +556,25 @@ def expand_dims(a, axis) -> ndarray:
 
 
 def squeeze(a, axis=None) -> ndarray:
-    a = _arr(a)
-    if axis is None:
-        shape = tuple(d for d in a.shape if d != 1)
-    else:
-        axes = {x % a.ndim for x in ([axis] if isinstance(axis, numbers.Integral) else axis)}
-        for ax in axes:
-            if a.shape[ax] != 1:
-                raise MXNetError(f"squeeze: cannot select an axis to squeeze out which has "
-                                 f"size not equal to one (axis {ax} of shape {a.shape})")
-        shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
-    return reshape(a, shape)
-
-
-def _empty_result(a, shape) -> ndarray:
-    """A zero-size result of ``shape`` computed from ``a``; recorded by autograd (an empty
-    slice of ``a``, reshaped), so the gradient of ``a`` is zeros."""
-    if not _recording(a):
-        return zeros(shape, a.dtype, ctx=a.context)
-    return reshape(ravel(a)[0:0], shape)
+    """Axes of length one removed (those of ``axis``, or all when None)."""
+    return apply("_np_squeeze", [_arr(a)], axis=None if axis is None else _ints(axis))
 
 
 def broadcast_to(array, shape) -> ndarray:  # noqa: A002 - NumPy's name
+    """``array`` broadcast to ``shape`` (NumPy's rules, and MXNet's ``-2``: keep the
+    input's axis); the array itself when the shape is its own."""
     a = _arr(array)
-    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    shape = _npx_shape(a.shape, _ints(shape))
     if a.shape == shape:
         return a
-    if 0 in shape or 0 in a.shape:  # an empty result: nothing to copy
-        try:
-            onp.broadcast_shapes(a.shape, shape)
-        except ValueError as err:
-            raise NpValueError(f"broadcast_to: cannot broadcast shape {a.shape} to "
-                               f"{shape}") from err
-        if len(shape) < a.ndim or onp.broadcast_shapes(a.shape, shape) != shape:
-            raise NpValueError(f"broadcast_to: cannot broadcast shape {a.shape} to {shape}")
-        return _empty_result(a, shape)
-    if a.ndim < len(shape):
-        a = reshape(a, (1,) * (len(shape) - a.ndim) + a.shape)
-    return apply("broadcast_to", [a], shape=shape)
+    try:
+        ok = builtins.all(d >= 0 for d in shape) and \
+            onp.broadcast_shapes(a.shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise NpValueError(f"broadcast_to: cannot broadcast shape {a.shape} to {shape}")
+    return apply("_npi_broadcast_to", [a], shape=shape)
 
 
 def broadcast_arrays(*args):
@@ -582,30 +584,19 @@ def broadcast_arrays(*args):
 
 
 def atleast_1d(*arys):
-    res = [reshape(_arr(a), (1,)) if _arr(a).ndim == 0 else _arr(a) for a in arys]
-    return res[0] if len(res) == 1 else res
+    """Each input viewed with at least one axis (a list for several inputs)."""
+    return _atleast(1, arys)
 
 
 def atleast_2d(*arys):
-    res = []
-    for a in arys:
-        a = _arr(a)
-        res.append(reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
-    return res[0] if len(res) == 1 else res
+    """Each input viewed with at least two axes (a list for several inputs)."""
+    return _atleast(2, arys)
 
 
 def atleast_3d(*arys):
-    res = []
-    for a in arys:
-        a = _arr(a)
-        if a.ndim == 0:
-            a = reshape(a, (1, 1, 1))
-        elif a.ndim == 1:
-            a = reshape(a, (1, a.shape[0], 1))
-        elif a.ndim == 2:
-            a = reshape(a, a.shape + (1,))
-        res.append(a)
-    return res[0] if len(res) == 1 else res
+    """Each input viewed with at least three axes: ``(N,)`` becomes ``(1, N, 1)`` and
+    ``(M, N)`` becomes ``(M, N, 1)`` (a list for several inputs)."""
+    return _atleast(3, arys)
 
 
 def _promote_all(arrs):
@@ -637,49 +628,53 @@ def stack(arrays, axis=0, out=None) -> ndarray:
 
 
 def vstack(arrays, out=None) -> ndarray:
-    return concatenate([atleast_2d(x) for x in arrays], axis=0, out=out)
+    """Inputs (as at least 2-d) joined along the first axis."""
+    return _join("_npi_vstack", arrays, out)
 
 
 row_stack = vstack
 
 
-def hstack(arrays) -> ndarray:
-    arrs = [atleast_1d(x) for x in arrays]
-    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
+def hstack(arrays, out=None) -> ndarray:
+    """Inputs joined along the second axis (the first for 1-d inputs)."""
+    return _join("_npi_hstack", arrays, out)
 
 
 def dstack(arrays) -> ndarray:
-    return concatenate([atleast_3d(x) for x in arrays], axis=2)
+    """Inputs (as at least 3-d) joined along the third axis."""
+    return _join("_npi_dstack", arrays)
 
 
 def column_stack(tup) -> ndarray:
-    arrs = []
-    for x in tup:
-        x = _arr(x)
-        arrs.append(reshape(x, (x.shape[0], 1)) if x.ndim == 1 else x)
-    return concatenate(arrs, axis=1)
-
-
-def _split_points(n, indices_or_sections, exact: bool):
-    if isinstance(indices_or_sections, numbers.Integral):
-        k = int(indices_or_sections)
-        if exact and n % k:
-            raise NpValueError(f"split: array split does not result in an equal division "
-                             f"(axis of size {n} into {k})")
-        base, extra = divmod(n, k)
-        sizes = [base + 1] * extra + [base] * (k - extra)
-        return list(onp.cumsum(sizes)[:-1])
-    return [int(i) for i in indices_or_sections]
+    """1-d inputs as columns (others as they are) joined along the second axis."""
+    return _join("_npi_column_stack", tup)
 
 
 def split(ary, indices_or_sections, axis=0):
+    """Split into equal sections, or at the given points, along ``axis``."""
     a = _arr(ary)
-    return _split(a, _split_points(a.shape[axis], indices_or_sections, True), axis)
+    axis = _norm_axis("split", axis, a.ndim)
+    op_name = "_npi_array_split"
+    if isinstance(indices_or_sections, numbers.Integral):
+        k = int(indices_or_sections)
+        if k <= 0 or a.shape[axis] % k:
+            raise NpValueError(f"split: array split does not result in an equal division "
+                               f"(axis of size {a.shape[axis]} into {k})")
+    return _axis_split(op_name, a, indices_or_sections, axis)
 
 
 def array_split(ary, indices_or_sections, axis=0):
+    """Split into nearly equal sections (the first ``n % k`` one longer), or at the
+    given points, along ``axis``."""
     a = _arr(ary)
-    return _split(a, _split_points(a.shape[axis], indices_or_sections, False), axis)
+    axis = _norm_axis("array_split", axis, a.ndim)
+    if isinstance(indices_or_sections, numbers.Integral):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise NpValueError(f"array_split: number sections must be larger than 0, got {k}")
+        res = apply("_npi_array_split", [a], indices=(), sections=k, axis=axis)
+        return res if isinstance(res, list) else [res]
+    return _axis_split("_npi_array_split", a, indices_or_sections, axis)
 
 
 def _split(a, points, axis):
@@ -703,7 +698,7 @@ def hsplit(ary, indices_or_sections):
     """Split along the second axis (the first of a 1-d array)."""
     a = _arr(ary)
     _split_min_ndim("hsplit", a, 1)
-    return split(a, indices_or_sections, axis=0 if a.ndim == 1 else 1)
+    return _axis_split("_npi_hsplit", a, indices_or_sections, 0 if a.ndim == 1 else 1)
 
 
 def vsplit(ary, indices_or_sections):
@@ -717,25 +712,15 @@ def dsplit(ary, indices_or_sections):
     """Split along the third axis of an array of 3 or more dimensions."""
     a = _arr(ary)
     _split_min_ndim("dsplit", a, 3)
-    return split(a, indices_or_sections, axis=2)
+    return _axis_split("_npi_dsplit", a, indices_or_sections, 2)
 
 
 def tile(A, reps) -> ndarray:  # noqa: N803
     """``A`` repeated ``reps`` times along each axis (NumPy's rules for unequal ranks)."""
-    reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(int(r) for r in reps)
-    a = _arr(A)
+    reps = _ints(reps)
     if builtins.any(r < 0 for r in reps):
         raise NpValueError(f"tile: negative reps {reps}")
-    if not reps or builtins.all(r == 1 for r in reps) and len(reps) <= a.ndim:
-        return a.copy()
-    if a.ndim == 0:
-        a = reshape(a, (1,))
-    if 0 in reps:
-        n = builtins.max(len(reps), a.ndim)
-        full_reps = (1,) * (n - len(reps)) + reps
-        src = (1,) * (n - a.ndim) + a.shape
-        return _empty_result(a, tuple(d * r for d, r in zip(src, full_reps)))
-    return apply("tile", [a], reps=reps)
+    return apply("_npi_tile", [_arr(A)], reps=reps)
 
 
 def repeat(a, repeats, axis=None) -> ndarray:
@@ -746,9 +731,8 @@ def repeat(a, repeats, axis=None) -> ndarray:
 
 
 def flip(m, axis=None, out=None) -> ndarray:
-    m = _arr(m)
-    axes = tuple(range(m.ndim)) if axis is None else _axis_attr(axis)
-    return _out(apply("reverse", [m], axis=tuple(x % m.ndim for x in axes)), out)
+    """The order of elements reversed along ``axis`` (every axis when None)."""
+    return _out(apply("_npi_flip", [_arr(m)], axis=_axis_attr(axis)), out)
 
 
 def fliplr(m) -> ndarray:
@@ -760,33 +744,15 @@ def flipud(m) -> ndarray:
 
 
 def roll(a, shift, axis=None) -> ndarray:
-    a = _arr(a)
-    if axis is None:
-        return reshape(roll(ravel(a), shift, 0), a.shape)
-    shifts = [shift] if isinstance(shift, numbers.Integral) else list(shift)
-    axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
-    if len(shifts) == 1 and len(axes) > 1:
-        shifts = shifts * len(axes)
-    for s, ax in zip(shifts, axes):
-        n = a.shape[ax]
-        s %= builtins.max(n, 1)
-        if s:
-            lead = (slice(None),) * (ax % a.ndim)
-            a = concatenate([a[lead + (slice(n - s, n),)], a[lead + (slice(0, n - s),)]], ax)
-    return a
+    """Elements shifted by ``shift`` along ``axis`` (of the flattened array when None),
+    wrapping around."""
+    return apply("_np_roll", [_arr(a)], shift=_ints(shift),
+                 axis=None if axis is None else _ints(axis))
 
 
 def rot90(m, k=1, axes=(0, 1)) -> ndarray:
-    m = _arr(m)
-    k %= 4
-    a0, a1 = axes
-    if k == 0:
-        return m
-    if k == 2:
-        return flip(flip(m, a0), a1)
-    perm = list(range(m.ndim))
-    perm[a0], perm[a1] = perm[a1], perm[a0]
-    return transpose(flip(m, a1), perm) if k == 1 else flip(transpose(m, perm), a1)
+    """``m`` turned ``k`` quarter turns in the plane of ``axes``."""
+    return apply("_npi_rot90", [_arr(m)], k=int(k), axes=_ints(axes))
 
 
 def where(condition, x=None, y=None) -> ndarray:
@@ -822,30 +788,25 @@ def triu(m, k=0) -> ndarray:
 def diag(v, k=0) -> ndarray:
     """The ``k``-th diagonal of a 2-d array (empty beyond the array), or a 2-d array
     with a 1-d ``v`` on its ``k``-th diagonal."""
-    v = _arr(v)
-    if v.ndim == 2 and not -v.shape[0] < k < v.shape[1]:
-        return _empty_result(v, (0,))
-    return apply("diag", [v], k=k)
+    return apply("_np_diag", [_arr(v)], k=int(k))
 
 
 def diagflat(v, k=0) -> ndarray:
-    return diag(ravel(_arr(v)), k)
+    """A square matrix with the flattened ``v`` on its ``k``-th diagonal."""
+    return apply("_np_diagflat", [_arr(v)], k=int(k))
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1) -> ndarray:
-    """The ``offset``-th diagonal over ``axis1``/``axis2`` (last axis of the result);
-    empty when the offset lies beyond the array."""
-    a = _arr(a)
-    n1, n2 = a.shape[axis1], a.shape[axis2]
-    if not -n1 < offset < n2:
-        rest = tuple(d for i, d in enumerate(a.shape) if i not in (axis1 % a.ndim,
-                                                                    axis2 % a.ndim))
-        return _empty_result(a, rest + (0,))
-    return apply("diag", [a], k=offset, axis1=axis1, axis2=axis2)
+    """The ``offset``-th diagonal over ``axis1``/``axis2`` (the last axis of the result;
+    empty when the offset lies beyond the array)."""
+    return apply("_np_diagonal", [_arr(a)], offset=int(offset), axis1=int(axis1),
+                 axis2=int(axis2))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None) -> ndarray:
-    return _out(sum(diagonal(a, offset, axis1, axis2), axis=-1), out)
+    """Sum along the ``offset``-th diagonal over ``axis1``/``axis2``."""
+    return _out(apply("_np_trace", [_arr(a)], offset=int(offset), axis1=int(axis1),
+                      axis2=int(axis2)), out)
 
 
 def take(a, indices, axis=None, mode="raise", out=None) -> ndarray:
@@ -873,16 +834,14 @@ def pad(x, pad_width, mode="constant", **kwargs) -> ndarray:
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None) -> ndarray:
+    """The ``n``-th discrete difference along ``axis`` (``prepend``/``append`` joined
+    first)."""
     a = _arr(a)
     if prepend is not None or append is not None:
         parts = [p for p in (prepend, a, append) if p is not None]
         a = concatenate([broadcast_to(_arr(p, a.context), _edge_shape(a, axis))
                          if _arr(p, a.context).ndim == 0 else p for p in parts], axis)
-    for _ in range(n):
-        ax = axis % a.ndim
-        lead = (slice(None),) * ax
-        a = a[lead + (slice(1, None),)] - a[lead + (slice(None, -1),)]
-    return a
+    return apply("_npi_diff", [a], n=int(n), axis=int(axis))
 
 
 def _edge_shape(a, axis):
@@ -892,14 +851,19 @@ def _edge_shape(a, axis):
 
 
 def ediff1d(ary, to_end=None, to_begin=None) -> ndarray:
-    a = ravel(_arr(ary))
-    parts = []
-    if to_begin is not None:
-        parts.append(ravel(_arr(to_begin, a.context)))
-    parts.append(a[1:] - a[:-1])
-    if to_end is not None:
-        parts.append(ravel(_arr(to_end, a.context)))
-    return concatenate(parts) if len(parts) > 1 else parts[0]
+    """Differences of consecutive elements of the flattened array, with ``to_begin``
+    and ``to_end`` (scalars or arrays) joined before and after."""
+    a = _arr(ary)
+    ins, attrs = [a], {}
+    for key, v in (("to_begin", to_begin), ("to_end", to_end)):
+        if v is None:
+            continue
+        if _is_scalar(v):
+            attrs[f"{key}_scalar"] = float(v)
+        else:
+            ins.append(_arr(v, a.context))
+            attrs[f"{key}_arr_given"] = True
+    return apply("_npi_ediff1d", ins, **attrs)
 
 
 def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
@@ -922,6 +886,7 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
 
 # -- sorting, searching, counting -------------------------------------------------------------
 def sort(a, axis=-1, kind=None, order=None) -> ndarray:
+    """Sorted along ``axis`` (the flattened array when None)."""
     a = _arr(a)
     if axis is None:
         a, axis = ravel(a), 0
@@ -996,14 +961,14 @@ def interp(x, xp, fp, left=None, right=None, period=None) -> ndarray:
 
 # -- products ---------------------------------------------------------------------------------
 def tensordot(a, b, axes=2) -> ndarray:
+    """Sum of products over the last ``axes`` axes of ``a`` and the first of ``b``, or
+    over the axes given as two sequences."""
     a, b = _arr(a), _arr(b)
     if isinstance(axes, numbers.Integral):
-        ax_a = tuple(range(a.ndim - axes, a.ndim))
-        ax_b = tuple(range(axes))
-    else:
-        ax_a, ax_b = axes
-        ax_a = (ax_a,) if isinstance(ax_a, numbers.Integral) else tuple(ax_a)
-        ax_b = (ax_b,) if isinstance(ax_b, numbers.Integral) else tuple(ax_b)
+        return apply("_npi_tensordot_int_axes", [a, b], axes=int(axes))
+    ax_a, ax_b = axes
+    ax_a = (ax_a,) if isinstance(ax_a, numbers.Integral) else tuple(ax_a)
+    ax_b = (ax_b,) if isinstance(ax_b, numbers.Integral) else tuple(ax_b)
     return apply("_npi_tensordot", [a, b], a_axes_summed=ax_a, b_axes_summed=ax_b)
 
 
@@ -1111,16 +1076,16 @@ def unravel_index(indices, shape, order: str = "C"):
     arrays, MXNet's result type)."""
     if order != "C":
         raise NotImplementedError("unravel_index: only order='C' is supported")
+    shape = _ints(shape)
     idx = _arr(indices)
     if idx.dtype.kind == "f":
         raise NpTypeError(f"unravel_index: only int indices permitted, got {idx.dtype}")
-    host = idx.asnumpy().astype(onp.int64)
     total = int(onp.prod(shape)) if len(shape) else 1
-    if host.size and (host.min() < 0 or host.max() >= total):
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= total):
         raise NpValueError(f"unravel_index: index out of bounds for an array of shape "
-                           f"{tuple(shape)}")
-    coords = onp.unravel_index(host, tuple(shape))
-    return tuple(_host_array(onp.asarray(c), onp.int64, idx.context) for c in coords)
+                           f"{shape}")
+    coords = apply("_unravel_index", [idx.astype(onp.int64, copy=False)], shape=shape)
+    return tuple(coords[i] for i in range(len(shape)))
 
 
 def diag_indices_from(arr):
@@ -1129,8 +1094,8 @@ def diag_indices_from(arr):
     if a.ndim < 2 or len(set(a.shape)) != 1:
         raise NpValueError(f"diag_indices_from: needs an array of at least 2 dimensions, "
                            f"all of equal length, got shape {a.shape}")
-    idx = _host_array(onp.arange(a.shape[0]), onp.int64, a.context)
-    return tuple(idx for _ in range(a.ndim))
+    idx = apply("_npi_diag_indices_from", [a])
+    return tuple(idx[i] for i in range(a.ndim))
 
 
 def _normalize_positions(name, obj, n, allow_end):
@@ -1222,36 +1187,106 @@ def _norm_axis(name, axis, ndim):
 
 def resize(a, new_shape) -> ndarray:
     """``a``'s elements repeated in order to fill ``new_shape`` (NumPy's ``resize``)."""
-    a = _arr(a)
-    new_shape = (new_shape,) if isinstance(new_shape, numbers.Integral) else tuple(new_shape)
+    new_shape = _ints(new_shape)
     if builtins.any(d < 0 for d in new_shape):
         raise NpValueError(f"resize: all elements of new_shape must be non-negative, got "
                            f"{new_shape}")
-    total = int(onp.prod(new_shape)) if new_shape else 1
-    flat = ravel(a)
-    if total == 0 or flat.size == 0:
-        return zeros(new_shape, a.dtype, ctx=a.context)
-    reps = -(-total // flat.size)
-    return reshape(tile(flat, reps)[:total], new_shape)
+    return apply("_np_resize", [_arr(a)], new_shape=new_shape)
 
 
-def _window(fn, M, dtype, ctx):
-    return _host_array(onp.asarray(fn(int(M)), onp.float64), dtype or _DEFAULT_FLOAT, ctx)
+def _window(name, M, dtype, ctx):
+    return apply(f"_npi_{name}", [], ctx=ctx, M=int(M),
+                 dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
 
 
 def hanning(M, dtype=None, ctx=None) -> ndarray:
     """The Hann window of ``M`` points (``float32`` unless ``dtype`` is given)."""
-    return _window(onp.hanning, M, dtype, ctx)
+    return _window("hanning", M, dtype, ctx)
 
 
 def hamming(M, dtype=None, ctx=None) -> ndarray:
     """The Hamming window of ``M`` points (``float32`` unless ``dtype`` is given)."""
-    return _window(onp.hamming, M, dtype, ctx)
+    return _window("hamming", M, dtype, ctx)
 
 
 def blackman(M, dtype=None, ctx=None) -> ndarray:
     """The Blackman window of ``M`` points (``float32`` unless ``dtype`` is given)."""
-    return _window(onp.blackman, M, dtype, ctx)
+    return _window("blackman", M, dtype, ctx)
+
+
+def _ints(v) -> tuple:
+    """An int or a sequence of ints as a tuple."""
+    return (int(v),) if isinstance(v, numbers.Integral) else tuple(int(d) for d in v)
+
+
+def _atleast(n: int, arys):
+    arrs = [_arr(a) for a in arys]
+    res = apply(f"_np_atleast_{n}d", arrs, num_args=len(arrs))
+    res = res if isinstance(res, list) else [res]
+    return res[0] if len(res) == 1 else res
+
+
+def _join(op_name: str, arrays, out=None) -> ndarray:
+    arrs = _promote_all([_arr(x) for x in arrays])
+    return _out(apply(op_name, arrs, num_args=len(arrs)), out)
+
+
+def _percentile(name, a, q, axis, interpolation, keepdims, out, scale):
+    a = _arr(a)
+    if _is_scalar(q):
+        res = apply("_npi_percentile", [a], axis=_axis_attr(axis),
+                    interpolation=interpolation, keepdims=bool(keepdims),
+                    q_scalar=float(q) * scale)
+    else:
+        qa = _arr(q, a.context)
+        if scale != 1:
+            qa = qa * scale
+        res = apply("_npi_percentile", [a, qa], axis=_axis_attr(axis),
+                    interpolation=interpolation, keepdims=bool(keepdims))
+    return _out(res, out)
+
+
+def polyval(p, x) -> ndarray:
+    """The polynomial with coefficients ``p`` (highest power first) at ``x``."""
+    p = _arr(p)
+    return apply("_npi_polyval", [p, _arr(x, p.context)])
+
+
+def _axis_split(op_name, a, indices_or_sections, axis):
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, numbers.Integral):
+        k = int(indices_or_sections)
+        if k <= 0 or n % k:
+            raise NpValueError(f"{op_name[5:]}: array split does not result in an equal "
+                               f"division (axis of size {n} into {k})")
+        res = apply(op_name, [a], indices=(), sections=k, axis=axis)
+    else:
+        pts = [int(i) + n if int(i) < 0 else int(i) for i in indices_or_sections]
+        pts = [builtins.min(builtins.max(p, 0), n) for p in pts]
+        if builtins.any(q < p for p, q in zip(pts, pts[1:])):
+            return _split(a, [int(i) for i in indices_or_sections], axis)
+        res = apply(op_name, [a], indices=tuple([0] + pts), sections=0, axis=axis)
+    return res if isinstance(res, list) else [res]
+
+
+def _predicate(name: str, x, out, kwargs) -> ndarray:
+    if kwargs:
+        _ufunc_kwargs(name, kwargs)
+    if out is not None and out.dtype != onp.bool_:
+        raise NpTypeError(f"{name}: the output of dtype {out.dtype} cannot hold its bool "
+                          "result")
+    return _out(apply(f"_npi_{name}", [_arr(x)]), out)
+
+
+def _npx_shape(src: tuple, shape: tuple) -> tuple:
+    """``shape`` with MXNet's ``-2`` entries (keep the input's axis, aligned on the
+    right) resolved."""
+    if -2 not in shape:
+        return shape
+    lead = len(shape) - len(src)
+    if lead < 0:
+        raise NpValueError(f"broadcast_to: cannot broadcast shape {src} to {shape}")
+    return tuple(src[i - lead] if d == -2 and i >= lead else d for i, d in enumerate(shape))
 
 
 __all__ = sorted(n for n, v in globals().items()

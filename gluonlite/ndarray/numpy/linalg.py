@@ -95,21 +95,14 @@ def inv(a) -> ndarray:
 
 
 def det(a) -> ndarray:
-    a = _float(a)
-    _square("det", a)
-    return _batch_scalar(apply("_linalg_det", [a]), a)
+    """Determinants of the matrices in the last two axes."""
+    return apply("_npi_det", [_float(a)])
 
 
 def slogdet(a):
-    a = _float(a)
-    _square("slogdet", a)
-    sign, logdet = apply("_linalg_slogdet", [a])
-    return [_batch_scalar(sign, a), _batch_scalar(logdet, a)]
-
-
-def _batch_scalar(y, a):
-    """The legacy operators give shape (1,) for one matrix; NumPy gives a 0-d array."""
-    return y.reshape(a.shape[:-2]) if y.shape != a.shape[:-2] else y
+    """Sign and log of the absolute determinant of the matrices in the last two axes."""
+    sign, logdet = apply("_npi_slogdet", [_float(a)])
+    return [sign, logdet]
 
 
 def cholesky(a) -> ndarray:
@@ -152,16 +145,11 @@ def qr(a, mode="reduced"):
 
 def pinv(a, rcond=1e-15, hermitian=False) -> ndarray:
     """Moore-Penrose pseudo-inverse; ``rcond`` may be an array broadcast over the batch
-    axes of ``a`` (then it runs through the SVD, with gradients)."""
+    axes of ``a``."""
     a = _float(a)
     if not isinstance(rcond, NDArray):
-        return apply("_npi_pinv", [a], rcond=float(rcond), hermitian=hermitian)
-    rc = _op._arr(rcond).astype(a.dtype, copy=False)
-    u, s, vt = svd(a)
-    cutoff = _op.expand_dims(rc * _op.max(s, axis=-1), -1)
-    inv_s = _op.where(s > cutoff, 1.0 / _op.where(s > cutoff, s, 1.0), 0.0).astype(a.dtype)
-    return _op.matmul(_op.swapaxes(vt, -1, -2) * _op.expand_dims(inv_s, -2),
-                      _op.swapaxes(u, -1, -2))
+        return apply("_npi_pinv_scalar_rcond", [a], rcond=float(rcond), hermitian=hermitian)
+    return apply("_npi_pinv", [a, _op._arr(rcond)], hermitian=hermitian)
 
 
 def _real(vals, name):
@@ -221,24 +209,15 @@ def multi_dot(arrays) -> ndarray:
 
 
 def tensorinv(a, ind: int = 2) -> ndarray:
-    a = _float(a)
-    inner = a.shape[:ind]
-    n = int(onp.prod(inner))
-    return inv(a.reshape(n, -1)).reshape(a.shape[ind:] + inner)
+    """The inverse of ``a`` seen as a matrix of its first ``ind`` axes by the rest."""
+    return apply("_npi_tensorinv", [_float(a)], ind=int(ind))
 
 
 def tensorsolve(a, b, axes=None) -> ndarray:
-    a, b = _float(a), _float(b)
-    if axes is not None:
-        rest = [i for i in range(a.ndim) if i not in axes]
-        a = _op.transpose(a, rest + list(axes))
-    # NumPy's rule, ``a.shape[-(a.ndim - b.ndim):]``: all of ``a.shape`` when the ranks match
-    out_shape = a.shape[-(a.ndim - b.ndim):] if a.ndim != b.ndim else a.shape
-    n = int(onp.prod(out_shape))
-    if a.size != n * n:
-        raise MXNetError(f"linalg.tensorsolve: a of shape {a.shape} is not square for b of "
-                         f"shape {b.shape}")
-    return solve(a.reshape(-1, n), b.reshape(-1)).reshape(out_shape)
+    """``x`` with ``tensordot(a, x, x.ndim) == b`` (the ``axes`` of ``a`` moved to the end
+    first)."""
+    return apply("_npi_tensorsolve", [_float(a), _float(b)],
+                 a_axes=() if axes is None else tuple(int(i) for i in axes))
 
 
 def cond(x, p=None):

@@ -9,11 +9,10 @@ import numbers
 
 import numpy as onp
 
-from ...base import MXNetError
 from ...context import current_context
 from ..ndarray import NDArray
 from . import _op
-from ._array import apply, ndarray
+from ._array import apply, ndarray, NpValueError
 
 __all__ = ["uniform", "normal", "randn", "rand", "randint", "choice", "shuffle", "gamma",
            "exponential", "lognormal", "logistic", "gumbel", "laplace", "rayleigh", "weibull",
@@ -57,22 +56,13 @@ def _affine(std, loc, scale):
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None) -> ndarray:
-    dt = onp.dtype(dtype or _F32)
-    c = _ctx(ctx, low, high)
-    shape = _size(size, low, high)
-    if isinstance(low, numbers.Number) and isinstance(high, numbers.Number):
-        return _op._out(_standard("_random_uniform", shape, dt, c, low=low, high=high), out)
-    std = _standard("_random_uniform", shape, dt, c, low=0.0, high=1.0)
-    return _op._out(_affine(std, low, _op.subtract(high, low)), out)
+    """Draws from the uniform distribution on ``[low, high)``."""
+    return _dist("uniform", {"low": low, "high": high}, size, ctx, dtype, out)
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None) -> ndarray:
-    dt = onp.dtype(dtype or _F32)
-    c = _ctx(ctx, loc, scale)
-    shape = _size(size, loc, scale)
-    if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-        return _op._out(_standard("_random_normal", shape, dt, c, loc=loc, scale=scale), out)
-    return _op._out(_affine(_standard("_random_normal", shape, dt, c), loc, scale), out)
+    """Draws from the normal distribution (gradients reach array ``loc``/``scale``)."""
+    return _dist("normal", {"loc": loc, "scale": scale}, size, ctx, dtype, out)
 
 
 def randn(*size, **kwargs) -> ndarray:
@@ -97,24 +87,11 @@ def choice(a, size=None, replace=True, p=None, ctx=None, out=None) -> ndarray:
     """A random sample of ``a`` (an int ``n`` means ``arange(n)``); indices are ``int64``."""
     c = _ctx(ctx, a, p)
     n = int(a) if isinstance(a, numbers.Integral) else _op._arr(a).shape[0]
-    shape = _size(size)
-    count = int(onp.prod(shape)) if shape else 1
-    if p is None and replace:
-        idx = _standard("_random_randint", (count,), onp.dtype(onp.int64), c, low=0, high=n)
-    else:
-        probs = _op._arr(p, c) if p is not None else _op.full((n,), 1.0 / n, ctx=c)
-        if replace:
-            idx = apply("_sample_multinomial", [probs.astype(onp.float32)], shape=(count,),
-                        dtype=onp.dtype(onp.int64))
-        else:
-            if count > n:
-                raise MXNetError("choice: cannot take a larger sample than the population "
-                                 "when replace=False")
-            # Gumbel top-k: sampling without replacement in one sort
-            g = -_op.log(-_op.log(uniform(size=(n,), ctx=c) + 1e-20) + 1e-20)
-            keys = g + _op.log(probs.astype(onp.float32) + 1e-30)
-            idx = _op.argsort(-keys)[:count]
-    idx = idx.reshape(shape) if shape else idx.reshape(())
+    attrs = {"a": n, "replace": bool(replace), "weighted": p is not None}
+    if size is not None:
+        attrs["size"] = (size,) if isinstance(size, numbers.Integral) else tuple(size)
+    inputs = [] if p is None else [_op._arr(p, c)]
+    idx = apply("_npi_choice", inputs, ctx=c, **attrs)
     if isinstance(a, numbers.Integral):
         return _op._out(idx, out)
     return _op._out(_op.take(_op._arr(a), idx, axis=0), out)
@@ -126,32 +103,28 @@ def shuffle(x) -> None:
 
 
 def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, out=None) -> ndarray:
-    dt = onp.dtype(dtype or _F32)
-    c = _ctx(ctx, shape, scale)
-    if not isinstance(shape, numbers.Number):
-        raise NotImplementedError("gamma: an array shape parameter is not supported")
-    std = _standard("_random_gamma", _size(size, scale), dt, c, alpha=float(shape), beta=1.0)
-    return _op._out(_affine(std, 0, scale), out)
+    """Draws from the gamma distribution with ``shape`` and ``scale``."""
+    return _dist("gamma", {"shape": shape, "scale": scale}, size, ctx, dtype, out)
 
 
 def exponential(scale=1.0, size=None, ctx=None, out=None) -> ndarray:
-    c = _ctx(ctx, scale)
-    std = _standard("_random_exponential", _size(size, scale), _F32, c, lam=1.0)
-    return _op._out(_affine(std, 0, scale), out)
+    """Draws from the exponential distribution with mean ``scale``."""
+    return _dist("exponential", {"scale": scale}, size, ctx, None, out)
 
 
 def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None) -> ndarray:
+    """``exp`` of draws from the normal distribution."""
     return _op._out(_op.exp(normal(mean, sigma, size, dtype, ctx)), out)
 
 
 def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None) -> ndarray:
-    u = uniform(1e-7, 1.0 - 1e-7, _size(size, loc, scale), ctx=_ctx(ctx, loc, scale))
-    return _op._out(_affine(_op.log(u / (1 - u)), loc, scale), out)
+    """Draws from the logistic distribution."""
+    return _dist("logistic", {"loc": loc, "scale": scale}, size, ctx, None, out)
 
 
 def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None) -> ndarray:
-    u = uniform(1e-7, 1.0, _size(size, loc, scale), ctx=_ctx(ctx, loc, scale))
-    return _op._out(_affine(-_op.log(-_op.log(u)), loc, scale), out)
+    """Draws from the Gumbel distribution."""
+    return _dist("gumbel", {"loc": loc, "scale": scale}, size, ctx, None, out)
 
 
 def laplace(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None) -> ndarray:
@@ -161,33 +134,37 @@ def laplace(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None) -> nd
 
 
 def rayleigh(scale=1.0, size=None, ctx=None, out=None) -> ndarray:
-    u = uniform(1e-7, 1.0, _size(size, scale), ctx=_ctx(ctx, scale))
-    return _op._out(_affine(_op.sqrt(-2 * _op.log(u)), 0, scale), out)
+    """Draws from the Rayleigh distribution with mode ``scale``."""
+    return _dist("rayleigh", {"scale": scale}, size, ctx, None, out)
 
 
 def weibull(a, size=None, ctx=None, out=None) -> ndarray:
-    u = uniform(1e-7, 1.0, _size(size, a), ctx=_ctx(ctx, a))
-    return _op._out(_op.power(-_op.log(u), _op.true_divide(1.0, a)), out)
+    """Draws from the Weibull distribution with shape ``a``."""
+    return _dist("weibull", {"a": a}, size, ctx, None, out)
 
 
 def pareto(a, size=None, ctx=None, out=None) -> ndarray:
-    u = uniform(1e-7, 1.0, _size(size, a), ctx=_ctx(ctx, a))
-    return _op._out(_op.power(u, _op.true_divide(-1.0, a)) - 1, out)
+    """Draws from the Pareto II (Lomax) distribution with shape ``a``."""
+    return _dist("pareto", {"a": a}, size, ctx, None, out)
 
 
 def power(a, size=None, ctx=None, out=None) -> ndarray:
-    u = uniform(0.0, 1.0, _size(size, a), ctx=_ctx(ctx, a))
-    return _op._out(_op.power(u, _op.true_divide(1.0, a)), out)
+    """Draws in ``[0, 1]`` from the power distribution with exponent ``a - 1``."""
+    return _dist("powerd", {"a": a}, size, ctx, None, out)
 
 
 def beta(a, b, size=None, dtype=None, ctx=None) -> ndarray:
+    """Draws from the beta distribution, as ``x / (x + y)`` of two gamma draws."""
     x = gamma(a, 1.0, size, dtype, ctx)
     y = gamma(b, 1.0, size, dtype, ctx)
     return x / (x + y)
 
 
 def chisquare(df, size=None, dtype=None, ctx=None) -> ndarray:
-    return gamma(df / 2.0, 2.0, size, dtype, ctx)
+    """Draws from the chi-square distribution with ``df`` degrees of freedom."""
+    half = df / 2.0 if isinstance(df, (numbers.Number, NDArray)) else \
+        _op._arr(onp.asarray(df, dtype=onp.float32)) / 2.0
+    return gamma(half, 2.0, size, dtype, ctx)
 
 
 def poisson(lam=1.0, size=None, ctx=None) -> ndarray:
@@ -195,11 +172,19 @@ def poisson(lam=1.0, size=None, ctx=None) -> ndarray:
 
 
 def bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None) -> ndarray:
+    """Ones with probability ``prob`` (or ``sigmoid(logit)``), zeros otherwise."""
     if (prob is None) == (logit is None):
-        raise MXNetError("bernoulli: give exactly one of prob and logit")
-    p = prob if prob is not None else _op.true_divide(1.0, 1.0 + _op.exp(-_op._arr(logit)))
-    u = uniform(0.0, 1.0, _size(size, p), ctx=_ctx(ctx, p))
-    return _op._out(_op.less(u, p).astype(dtype or _F32), out)
+        raise NpValueError("bernoulli: give exactly one of prob and logit")
+    is_logit = logit is not None
+    p = logit if is_logit else prob
+    c = _ctx(ctx, p)
+    attrs = {"is_logit": is_logit, "dtype": onp.dtype(dtype or _F32)}
+    if size is not None:
+        attrs["size"] = (size,) if isinstance(size, numbers.Integral) else tuple(size)
+    key = "logit" if is_logit else "prob"
+    if isinstance(p, NDArray):
+        return _op._out(apply("_npi_bernoulli", [_op._arr(p)], ctx=c, **attrs), out)
+    return _op._out(apply("_npi_bernoulli", [], ctx=c, **{key: float(p)}, **attrs), out)
 
 
 def multinomial(n, pvals, size=None) -> ndarray:
@@ -222,3 +207,25 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None) -> nda
     chol = linalg.cholesky(cov)
     std = normal(size=shape + mean.shape, ctx=mean.context)
     return mean + _op.matmul(std, _op.swapaxes(chol, -1, -2))
+
+
+def _dist(dist: str, params: dict, size, ctx, dtype=None, out=None) -> ndarray:
+    """A draw of ``_npi_<dist>``: array parameters become inputs, numbers attributes."""
+    c = _ctx(ctx, *params.values())
+    inputs, attrs = [], {}
+    for name, v in params.items():
+        if isinstance(v, NDArray):
+            inputs.append(_op._arr(v))
+            attrs[name] = None
+        elif isinstance(v, (numbers.Number, onp.generic)):
+            attrs[name] = float(v)
+        else:
+            inputs.append(_op._arr(onp.asarray(v, dtype=onp.float32), c))
+            attrs[name] = None
+    if size is not None:
+        attrs["size"] = (size,) if isinstance(size, numbers.Integral) else tuple(size)
+    if dtype is not None:
+        attrs["dtype"] = onp.dtype(dtype)
+    return _op._out(apply(f"_npi_{dist}", inputs, ctx=c, **attrs), out)
+
+

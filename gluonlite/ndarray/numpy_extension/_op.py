@@ -24,12 +24,13 @@ _OPS = {
     "erfinv": "erfinv", "shape_array": "shape_array", "arange_like": "_contrib_arange_like",
     "gather_nd": "gather_nd", "rnn": "RNN", "roi_pooling": "ROIPooling",
     "smooth_l1": "smooth_l1", "reshape_like": "reshape_like", "cast": "Cast",
-    "slice": "slice", "multibox_prior": "_contrib_MultiBoxPrior",
+    "multibox_prior": "_contrib_MultiBoxPrior",
     "multibox_target": "_contrib_MultiBoxTarget",
     "multibox_detection": "_contrib_MultiBoxDetection",
+    "constraint_check": "_npx_constraint_check",
 }
 
-__all__ = sorted(_OPS) + ["reshape", "nonzero"]
+__all__ = sorted(_OPS) + ["reshape", "nonzero", "slice"]
 
 
 def _install():
@@ -58,4 +59,8 @@ def nonzero(a) -> ndarray:
     return apply("_npx_nonzero", [as_np(a)])
 
 
-
+def slice(data, begin, end, step=None) -> ndarray:  # noqa: A001 - MXNet's name
+    """``data[begin:end:step]`` per leading axis (``None`` entries take the defaults; no
+    ``step`` means 1 everywhere)."""
+    return apply("slice", [as_np(data)], begin=tuple(begin), end=tuple(end),
+                 step=() if step is None else tuple(step))

@@ -2,10 +2,6 @@
 ``uniform_n`` and ``normal_n`` (the batch shape goes before the parameters' shape)."""
 from __future__ import annotations
 
-import numbers
-
-import numpy as onp
-
 from ..numpy import random as _np_random
 
 
@@ -17,21 +13,13 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None):
     return _np_random.bernoulli(prob, logit, size, dtype, ctx, out)
 
 
-def _batch_size(batch_shape, *params):
-    batch = () if batch_shape is None else (
-        (batch_shape,) if isinstance(batch_shape, numbers.Integral) else tuple(batch_shape))
-    shapes = [p.shape for p in params if hasattr(p, "shape")]
-    return batch + (onp.broadcast_shapes(*shapes) if shapes else ())
-
-
 def uniform_n(low=0.0, high=1.0, batch_shape=None, dtype=None, ctx=None):
     """Uniform draws of shape ``batch_shape + broadcast(low, high).shape``."""
-    return _np_random.uniform(low, high, _batch_size(batch_shape, low, high), dtype, ctx)
+    return _np_random._dist("uniform_n", {"low": low, "high": high}, batch_shape, ctx,
+                            dtype)
 
 
 def normal_n(loc=0.0, scale=1.0, batch_shape=None, dtype=None, ctx=None):
     """Normal draws of shape ``batch_shape + broadcast(loc, scale).shape``."""
-    return _np_random.normal(loc, scale, _batch_size(batch_shape, loc, scale), dtype, ctx)
-
-
-
+    return _np_random._dist("normal_n", {"loc": loc, "scale": scale}, batch_shape, ctx,
+                            dtype)

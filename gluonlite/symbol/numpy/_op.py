@@ -2,6 +2,7 @@
 registry operator whose attributes need no input shape (see :mod:`._symbol`)."""
 from __future__ import annotations
 
+import builtins
 import numbers
 
 import numpy as onp
@@ -155,8 +156,9 @@ def expand_dims(a, axis):
     return apply("expand_dims", [_sym(a)], axis=axis)
 
 
-def squeeze(a, axis=None):
-    return apply("squeeze", [_sym(a)], axis=_axis(axis))
+def squeeze(a, axis=None) -> _Symbol:
+    """Axes of length one removed (those of ``axis``, or all when None)."""
+    return apply("_np_squeeze", [_sym(a)], axis=_axis(axis))
 
 
 def concatenate(seq, axis=0, out=None):
@@ -172,26 +174,25 @@ def stack(arrays, axis=0, out=None):
 
 
 def split(ary, indices_or_sections, axis=0):
-    if not isinstance(indices_or_sections, numbers.Integral):
-        raise NotImplementedError("mx.sym.np.split: only a number of equal sections is "
-                                  "supported on symbols")
-    out = apply("split", [_sym(ary)], num_outputs=int(indices_or_sections), axis=axis)
-    return [_Symbol([h]) for h in out._heads]
+    """Split into equal sections, or at the given points, along ``axis``."""
+    if isinstance(indices_or_sections, numbers.Integral):
+        return _group(apply("split", [_sym(ary)], num_outputs=int(indices_or_sections),
+                            axis=axis))
+    return array_split(ary, indices_or_sections, axis)
 
 
-def tile(A, reps):  # noqa: N803
-    return apply("tile", [_sym(A)], reps=(reps,) if isinstance(reps, numbers.Integral)
-                 else tuple(reps))
+def tile(A, reps) -> _Symbol:  # noqa: N803
+    """``A`` repeated ``reps`` times along each axis (NumPy's rules for unequal ranks)."""
+    return apply("_npi_tile", [_sym(A)], reps=_ints(reps))
 
 
 def repeat(a, repeats, axis=None):
     return apply("repeat", [_sym(a)], repeats=int(repeats), axis=axis)
 
 
-def flip(m, axis=None, out=None):
-    if axis is None:
-        raise NotImplementedError("mx.sym.np.flip: give the axis (the rank is unknown)")
-    return apply("reverse", [_sym(m)], axis=_axis(axis))
+def flip(m, axis=None, out=None) -> _Symbol:
+    """The order of elements reversed along ``axis`` (every axis when None)."""
+    return apply("_npi_flip", [_sym(m)], axis=_axis(axis))
 
 
 def clip(a, a_min, a_max, out=None):
@@ -205,10 +206,10 @@ def where(condition, x, y):
     xs = _sym(x) if isinstance(x, Symbol) else None
     ys = _sym(y) if isinstance(y, Symbol) else None
     like = xs if xs is not None else (ys if ys is not None else cond)
-    if xs is None:
-        xs = full_like(like, x)
+    if xs is None:  # a scalar takes mx.np's scalar dtype rule against ``like``
+        xs = _binary("add", zeros_like(like), x)
     if ys is None:
-        ys = full_like(like, y)
+        ys = _binary("add", zeros_like(like), y)
     return apply("_npi_where", [cond, xs, ys])
 
 
@@ -220,10 +221,11 @@ def matmul(a, b, out=None):
     return apply("_npi_matmul", [_sym(a), _sym(b)])
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2) -> _Symbol:
+    """Sum of products over the last ``axes`` axes of ``a`` and the first of ``b``, or
+    over the axes given as two sequences."""
     if isinstance(axes, numbers.Integral):
-        raise NotImplementedError("mx.sym.np.tensordot: give the axes as two sequences (an "
-                                  "integer needs the ranks)")
+        return apply("_npi_tensordot_int_axes", [_sym(a), _sym(b)], axes=int(axes))
     ax_a, ax_b = axes
     ax_a = (ax_a,) if isinstance(ax_a, numbers.Integral) else tuple(ax_a)
     ax_b = (ax_b,) if isinstance(ax_b, numbers.Integral) else tuple(ax_b)
@@ -262,8 +264,10 @@ def ones_like(a, dtype=None, **kwargs):
     return o if dtype is None else o.astype(dtype)
 
 
-def full_like(a, fill_value, dtype=None, **kwargs):
-    return _binary("add", zeros_like(a, dtype), fill_value)
+def full_like(a, fill_value, dtype=None, **kwargs) -> _Symbol:
+    """``fill_value`` with the shape (and dtype, unless given) of ``a``."""
+    return apply("_npi_full_like", [_sym(a)], fill_value=float(fill_value),
+                 dtype=None if dtype is None else onp.dtype(dtype))
 
 
 def _creation(op_name):
@@ -278,17 +282,382 @@ ones = _creation("_ones")
 empty = zeros
 
 
-def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
-    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None) -> _Symbol:
+    """An array of ``shape`` filled with ``fill_value`` (a number, or a symbol broadcast
+    to ``shape``)."""
+    shape = _ints(shape)
+    if isinstance(fill_value, Symbol):
+        res = apply("_npi_broadcast_to", [_sym(fill_value)], shape=shape)
+        return res if dtype is None else res.astype(dtype)
     return apply("_full", [], shape=shape, value=float(fill_value),
                  dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
+    step = 1 if step is None else step
     if stop is None:
         start, stop = 0, start
-    return apply("_arange", [], start=float(start), stop=float(stop), step=float(step),
+    return apply("_npi_arange", [], start=float(start), stop=float(stop), step=float(step),
                  dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
+
+
+def _ints(v) -> tuple:
+    """An int or a sequence of ints as a tuple."""
+    return (int(v),) if isinstance(v, numbers.Integral) else tuple(int(d) for d in v)
+
+
+def _group(out) -> list:
+    """The outputs of a node as a list of single symbols."""
+    return [_Symbol([h]) for h in out._heads]
+
+
+def moveaxis(a, source, destination) -> _Symbol:
+    """Axes ``source`` moved to positions ``destination``."""
+    return apply("_np_moveaxis", [_sym(a)], source=_ints(source),
+                 destination=_ints(destination))
+
+
+def roll(a, shift, axis=None) -> _Symbol:
+    """Elements shifted along ``axis`` (the flattened array when None), wrapping around."""
+    return apply("_np_roll", [_sym(a)], shift=_ints(shift),
+                 axis=None if axis is None else _ints(axis))
+
+
+def rot90(m, k=1, axes=(0, 1)) -> _Symbol:
+    """``k`` quarter turns in the plane of ``axes``."""
+    return apply("_npi_rot90", [_sym(m)], k=int(k), axes=_ints(axes))
+
+
+def diag(v, k=0) -> _Symbol:
+    """The ``k``-th diagonal of a matrix, or a matrix with ``v`` on it."""
+    return apply("_np_diag", [_sym(v)], k=int(k))
+
+
+def diagflat(v, k=0) -> _Symbol:
+    """A square matrix with the flattened ``v`` on its ``k``-th diagonal."""
+    return apply("_np_diagflat", [_sym(v)], k=int(k))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1) -> _Symbol:
+    """The ``offset``-th diagonal over ``axis1``/``axis2``, as the last axis."""
+    return apply("_np_diagonal", [_sym(a)], offset=int(offset), axis1=int(axis1),
+                 axis2=int(axis2))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, out=None) -> _Symbol:
+    """Sum along the ``offset``-th diagonal over ``axis1``/``axis2``."""
+    return apply("_np_trace", [_sym(a)], offset=int(offset), axis1=int(axis1),
+                 axis2=int(axis2))
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None) -> _Symbol:
+    """The ``n``-th discrete difference along ``axis``."""
+    a = _sym(a)
+    if prepend is not None or append is not None:
+        parts = [p for p in (prepend, a, append) if p is not None]
+        if not builtins.all(isinstance(p, Symbol) for p in parts):
+            raise NotImplementedError("mx.sym.np.diff: scalar prepend/append need the "
+                                      "shape; give symbols")
+        a = concatenate(parts, axis=axis)
+    return apply("_npi_diff", [a], n=int(n), axis=int(axis))
+
+
+def ediff1d(ary, to_end=None, to_begin=None) -> _Symbol:
+    """Differences of consecutive elements of the flattened array, with ``to_begin``
+    and ``to_end`` (scalars or symbols) joined before and after."""
+    ins, attrs = [_sym(ary)], {}
+    for key, v in (("to_begin", to_begin), ("to_end", to_end)):
+        if v is None:
+            continue
+        if isinstance(v, Symbol):
+            ins.append(_sym(v))
+            attrs[f"{key}_arr_given"] = True
+        else:
+            attrs[f"{key}_scalar"] = float(v)
+    return apply("_npi_ediff1d", ins, **attrs)
+
+
+def _atleast(n: int, arys):
+    arrs = [_sym(a) for a in arys]
+    res = _group(apply(f"_np_atleast_{n}d", arrs, num_args=len(arrs)))
+    return res[0] if len(res) == 1 else res
+
+
+def atleast_1d(*arys):
+    """Each input with at least one axis."""
+    return _atleast(1, arys)
+
+
+def atleast_2d(*arys):
+    """Each input with at least two axes."""
+    return _atleast(2, arys)
+
+
+def atleast_3d(*arys):
+    """Each input with at least three axes."""
+    return _atleast(3, arys)
+
+
+def _join(op_name: str, arrays) -> _Symbol:
+    arrs = [_sym(x) for x in arrays]
+    return apply(op_name, arrs, num_args=len(arrs))
+
+
+def hstack(arrays) -> _Symbol:
+    """Inputs joined along the second axis (the first for 1-d inputs)."""
+    return _join("_npi_hstack", arrays)
+
+
+def vstack(arrays, out=None) -> _Symbol:
+    """Inputs (as at least 2-d) joined along the first axis."""
+    return _join("_npi_vstack", arrays)
+
+
+def dstack(arrays) -> _Symbol:
+    """Inputs (as at least 3-d) joined along the third axis."""
+    return _join("_npi_dstack", arrays)
+
+
+def column_stack(tup) -> _Symbol:
+    """1-d inputs as columns joined along the second axis."""
+    return _join("_npi_column_stack", tup)
+
+
+def _split_attrs(indices_or_sections, exact: bool, name: str) -> dict:
+    if isinstance(indices_or_sections, numbers.Integral):
+        return {"indices": (), "sections": int(indices_or_sections)}
+    pts = [int(i) for i in indices_or_sections]
+    if builtins.any(p < 0 for p in pts) or \
+            builtins.any(q < p for p, q in zip(pts, pts[1:])):
+        raise NotImplementedError(f"mx.sym.np.{name}: negative or decreasing split points "
+                                  "need the shape")
+    return {"indices": tuple([0] + pts), "sections": 0}
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Split into nearly equal sections (the first ``n % k`` one longer), or at the given
+    points, along ``axis``."""
+    return _group(apply("_npi_array_split", [_sym(ary)], axis=axis,
+                        **_split_attrs(indices_or_sections, False, "array_split")))
+
+
+def vsplit(ary, indices_or_sections):
+    """Split along the first axis."""
+    return split(ary, indices_or_sections, axis=0)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split along the second axis (the first of a 1-d array)."""
+    return _group(apply("_npi_hsplit", [_sym(ary)],
+                        **_split_attrs(indices_or_sections, True, "hsplit")))
+
+
+def dsplit(ary, indices_or_sections):
+    """Split along the third axis."""
+    return _group(apply("_npi_dsplit", [_sym(ary)],
+                        **_split_attrs(indices_or_sections, True, "dsplit")))
+
+
+def fliplr(m) -> _Symbol:
+    return flip(m, 1)
+
+
+def flipud(m) -> _Symbol:
+    return flip(m, 0)
+
+
+def resize(a, new_shape) -> _Symbol:
+    """The elements in order, repeated to fill ``new_shape``."""
+    return apply("_np_resize", [_sym(a)], new_shape=_ints(new_shape))
+
+
+def broadcast_to(array, shape) -> _Symbol:  # noqa: A002 - NumPy's name
+    """``array`` broadcast to ``shape`` (a scalar fills an array of ``shape``)."""
+    if not isinstance(array, Symbol):
+        return full(shape, array)
+    return apply("_npi_broadcast_to", [_sym(array)], shape=_ints(shape))
+
+
+def sort(a, axis=-1, kind=None, order=None) -> _Symbol:
+    """Sorted along ``axis`` (the flattened array when None)."""
+    a = _sym(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    return apply("sort", [a], axis=axis, is_ascend=True)
+
+
+def argsort(a, axis=-1, kind=None, order=None) -> _Symbol:
+    """Indices (``int64``) that sort along ``axis`` (the flattened array when None)."""
+    a = _sym(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    return apply("argsort", [a], axis=axis, is_ascend=True, dtype="int64")
+
+
+def take(a, indices, axis=None, mode="raise", out=None) -> _Symbol:
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when None)."""
+    a = _sym(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    return apply("take", [a, _sym(indices)], axis=int(axis), mode=mode)
+
+
+def pad(x, pad_width, mode="constant", **kwargs) -> _Symbol:
+    """NumPy ``pad``; ``pad_width`` gives a (before, after) pair for every axis."""
+    w = onp.asarray(pad_width, dtype=onp.int64)
+    if w.ndim != 2 or w.shape[1] != 2:
+        raise NotImplementedError("mx.sym.np.pad: give a (before, after) pair for every "
+                                  "axis (broadcasting pad_width needs the rank)")
+    return apply("_npi_pad", [_sym(x)], pad_width=tuple(int(v) for v in w.reshape(-1)),
+                 mode=mode, constant_value=float(kwargs.get("constant_values", 0)),
+                 reflect_type=kwargs.get("reflect_type", "even"))
+
+
+def bincount(x, weights=None, minlength=0) -> _Symbol:
+    """Occurrences of each non-negative integer (weighted when ``weights`` is given)."""
+    if weights is None:
+        return apply("_npi_bincount", [_sym(x)], minlength=minlength)
+    return apply("_npi_bincount", [_sym(x), _sym(weights)], minlength=minlength,
+                 has_weights=True)
+
+
+def _def_predicate(fname):
+    def fn(x, out=None, **kwargs):
+        return apply(f"_npi_{fname}", [_sym(x)])
+    fn.__name__ = fname
+    fn.__doc__ = f"Elementwise NumPy ``{fname}`` of a symbol (``bool``)."
+    return fn
+
+
+def invert(x, out=None) -> _Symbol:
+    """Bitwise NOT of integers (logical NOT of ``bool``)."""
+    return apply("_npi_bitwise_not", [_sym(x)])
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None) -> _Symbol:
+    """NaN and infinities replaced by finite numbers (the dtype's extremes by default);
+    ``copy`` has no meaning for a symbol, whose result is always a new array."""
+    return apply("_npi_nan_to_num", [_sym(x)], copy=True, nan=float(nan),
+                 posinf=None if posinf is None else float(posinf),
+                 neginf=None if neginf is None else float(neginf))
+
+
+def polyval(p, x) -> _Symbol:
+    """The polynomial with coefficients ``p`` (highest power first) at ``x``."""
+    return apply("_npi_polyval", [_sym(p), _sym(x)])
+
+
+def average(a, axis=None, weights=None, returned=False):
+    """Mean, or weighted mean along ``axis``; with ``returned``, also the sum of the
+    weights."""
+    ins = [_sym(a)] if weights is None else [_sym(a), _sym(weights)]
+    res = apply("_npi_average", ins, axis=_axis(axis), returned=bool(returned),
+                weighted=weights is not None)
+    return _group(res) if returned else res
+
+
+def _percentile(a, q, axis, interpolation, keepdims, scale):
+    if isinstance(q, Symbol):
+        qs = _sym(q) if scale == 1 else _binary("multiply", _sym(q), scale)
+        return apply("_npi_percentile", [_sym(a), qs], axis=_axis(axis),
+                     interpolation=interpolation, keepdims=bool(keepdims))
+    return apply("_npi_percentile", [_sym(a)], axis=_axis(axis), interpolation=interpolation,
+                 keepdims=bool(keepdims), q_scalar=float(q) * scale)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
+               keepdims=False) -> _Symbol:
+    """The ``q``-th percentile along ``axis``."""
+    return _percentile(a, q, axis, interpolation, keepdims, 1)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
+             keepdims=False) -> _Symbol:
+    """The ``q``-th quantile along ``axis``."""
+    return _percentile(a, q, axis, interpolation, keepdims, 100)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
+    """``base ** linspace(start, stop, num)``."""
+    if axis != 0:
+        raise NotImplementedError("mx.sym.np.logspace: only axis=0 is supported")
+    return apply("_npi_logspace", [], start=float(start), stop=float(stop), num=int(num),
+                 endpoint=bool(endpoint), base=float(base),
+                 dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
+             ctx=None):
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    if axis != 0 or retstep:
+        raise NotImplementedError("mx.sym.np.linspace: only axis=0 without retstep")
+    return apply("_linspace", [], start=float(start), stop=float(stop), num=int(num),
+                 endpoint=bool(endpoint), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
+
+
+def indices(dimensions, dtype=onp.int32, ctx=None) -> _Symbol:
+    """The index grid of an array of shape ``dimensions``."""
+    return apply("_npi_indices", [], dimensions=_ints(dimensions), dtype=onp.dtype(dtype))
+
+
+def _def_window(fname):
+    def fn(M, dtype=None, ctx=None):
+        return apply(f"_npi_{fname}", [], M=int(M), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
+    fn.__name__ = fname
+    fn.__doc__ = f"NumPy ``{fname}`` window of ``M`` points."
+    return fn
+
+
+def diag_indices_from(arr) -> _Symbol:
+    """The indices of the main diagonal, one row per axis (``int64``)."""
+    return apply("_npi_diag_indices_from", [_sym(arr)])
+
+
+def unravel_index(indices, shape, order: str = "C") -> _Symbol:
+    """The coordinates of flat ``indices`` in an array of ``shape``, one row per axis."""
+    if order != "C":
+        raise NotImplementedError("mx.sym.np.unravel_index: only order='C' is supported")
+    return apply("_unravel_index", [_sym(indices)], shape=_ints(shape))
+
+
+def vdot(a, b) -> _Symbol:
+    """Dot product of the flattened arrays."""
+    return apply("_npi_tensordot_int_axes", [ravel(a), ravel(b)], axes=1)
+
+
+def inner(a, b) -> _Symbol:
+    """Sum of products over the last axes."""
+    return apply("_npi_tensordot", [_sym(a), _sym(b)], a_axes_summed=(-1,),
+                 b_axes_summed=(-1,))
+
+
+def outer(a, b) -> _Symbol:
+    """Products of every element of ``a`` with every element of ``b`` (flattened)."""
+    return apply("_npi_tensordot_int_axes", [ravel(a), ravel(b)], axes=0)
+
+
+row_stack = vstack
+isnan = _def_predicate("isnan")
+isinf = _def_predicate("isinf")
+isposinf = _def_predicate("isposinf")
+isneginf = _def_predicate("isneginf")
+isfinite = _def_predicate("isfinite")
+bitwise_not = invert
+hanning = _def_window("hanning")
+hamming = _def_window("hamming")
+blackman = _def_window("blackman")
+
+
+def eye(N, M=None, k=0, dtype=None, ctx=None) -> _Symbol:  # noqa: N803 - NumPy's names
+    """Ones on the ``k``-th diagonal of an ``N`` x ``M`` array (``M`` = ``N`` when None)."""
+    attrs = {} if M is None else {"M": int(M)}
+    return apply("_npi_eye", [], N=int(N), k=int(k),
+                 dtype=onp.dtype(dtype or _DEFAULT_FLOAT), **attrs)
+
+
+def identity(n, dtype=None, ctx=None) -> _Symbol:
+    """The ``n`` x ``n`` identity."""
+    return eye(n, dtype=dtype)
 
 
 __all__ = sorted(n for n, v in globals().items()

@@ -59,12 +59,12 @@ class _Symbol(Symbol):
 
     @property
     def T(self) -> "_Symbol":  # noqa: N802 - NumPy's name
-        return apply("transpose", [self])
+        return apply("_np_transpose", [self])
 
     def transpose(self, *axes) -> "_Symbol":
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (list, tuple))):
             axes = axes[0]
-        return apply("transpose", [self], axes=tuple(axes) if axes else ())
+        return apply("_np_transpose", [self], axes=tuple(axes) if axes else None)
 
     def astype(self, dtype, copy: bool = True) -> "_Symbol":
         return apply("Cast", [self], dtype=onp.dtype(dtype))

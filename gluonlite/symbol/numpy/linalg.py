@@ -4,10 +4,11 @@ shape: ``inv``, ``det``, ``slogdet``, ``cholesky``, ``solve``, ``eigvalsh``, ``s
 from __future__ import annotations
 
 from ._op import _sym, sqrt, sum as _sum
+from ..symbol import Symbol
 from ._symbol import _Symbol, apply
 
 __all__ = ["inv", "det", "slogdet", "cholesky", "solve", "eigvalsh", "svd", "eigh", "qr",
-           "pinv", "norm"]
+           "pinv", "norm", "eig", "eigvals", "tensorinv", "tensorsolve"]
 
 
 def inv(a):
@@ -15,11 +16,13 @@ def inv(a):
 
 
 def det(a):
-    return apply("_linalg_det", [_sym(a)])
+    """Determinants of the matrices in the last two axes."""
+    return apply("_npi_det", [_sym(a)])
 
 
 def slogdet(a):
-    out = apply("_linalg_slogdet", [_sym(a)])
+    """Sign and log of the absolute determinant of the matrices in the last two axes."""
+    out = apply("_npi_slogdet", [_sym(a)])
     return [_Symbol([h]) for h in out._heads]
 
 
@@ -53,7 +56,10 @@ def qr(a, mode="reduced"):
 
 
 def pinv(a, rcond=1e-15, hermitian=False):
-    return apply("_npi_pinv", [_sym(a)], rcond=float(rcond), hermitian=hermitian)
+    """Moore-Penrose pseudo-inverse (``rcond`` a number or a symbol)."""
+    if isinstance(rcond, Symbol):
+        return apply("_npi_pinv", [_sym(a), _sym(rcond)], hermitian=hermitian)
+    return apply("_npi_pinv_scalar_rcond", [_sym(a)], rcond=float(rcond), hermitian=hermitian)
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
@@ -63,3 +69,25 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
                                   "is supported on symbols")
     x = _sym(x)
     return sqrt(_sum(x * x, axis=axis, keepdims=keepdims))
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors of general matrices (real results only)."""
+    return _outputs("_npi_eig", a)
+
+
+def eigvals(a):
+    """Eigenvalues of general matrices (real results only)."""
+    return apply("_npi_eigvals", [_sym(a)])
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a matrix of its first ``ind`` axes by the rest."""
+    return apply("_npi_tensorinv", [_sym(a)], ind=int(ind))
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b`` (the ``axes`` of ``a`` moved to the end
+    first)."""
+    return apply("_npi_tensorsolve", [_sym(a), _sym(b)],
+                 a_axes=() if axes is None else tuple(int(i) for i in axes))

@@ -6,7 +6,6 @@ from ..register import make_function
 from ..numpy._symbol import _Symbol
 from ..numpy._symbol import apply
 
-__all__ = sorted(_OPS) + ["reshape"]
 
 
 def np_result(fn):
@@ -28,3 +27,13 @@ def reshape(a, newshape, reverse=False, order="C"):
     inference (the ``_npx_reshape`` operator)."""
     newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
     return apply("_npx_reshape", [a], newshape=newshape, reverse=reverse, order=order)
+
+
+def slice(data, begin, end, step=None) -> _Symbol:  # noqa: A001 - MXNet's name
+    """``data[begin:end:step]`` per leading axis (``None`` entries take the defaults; no
+    ``step`` means 1 everywhere)."""
+    return apply("slice", [data], begin=tuple(begin), end=tuple(end),
+                 step=() if step is None else tuple(step))
+
+
+__all__ = sorted(_OPS) + [f.__name__ for f in (reshape, slice)]

@@ -88,7 +88,10 @@ SAMPLES = {
     "_npi_eigh": [Sample([_sym()], check=_eigh_check), Sample([_sym(2)], check=_eigh_check)],
     "_npi_qr": [Sample([_rng.uniform(-1, 1, (4, 3))], check=_qr_check),
                 Sample([_rng.uniform(-1, 1, (2, 3, 3))], check=_qr_check)],
-    "_npi_pinv": [Sample([_rng.uniform(-1, 1, (3, 4))], ref=lambda a, **k: np.linalg.pinv(a))],
+    "_npi_pinv_scalar_rcond": [Sample([_rng.uniform(-1, 1, (3, 4))],
+                                      ref=lambda a, **k: np.linalg.pinv(a))],
+    "_npi_pinv": [Sample([_rng.uniform(-1, 1, (2, 3, 4)), np.array([1e-15, 0.5])],
+                         ref=lambda a, r, **k: np.linalg.pinv(a, r))],
     "_npi_eig": [Sample([_sym()], check=_eig_check)],
     "_npi_eigvals": [Sample([_sym()], check=_eigvals_check)],
     "_npi_lstsq": [Sample([_rng.uniform(-1, 1, (5, 3)), _rng.uniform(-1, 1, (5, 2))],
@@ -97,5 +100,28 @@ SAMPLES = {
         Sample([np.array([[1.0, 2, 3], [2, 4, 6], [0, 1, 1]])],
                ref=lambda a, **k: np.array(2, dtype=np.int64)),
         Sample([np.eye(4)], ref=lambda a, **k: np.array(4, dtype=np.int64)),
+    ],
+    "_npi_tensorinv": [
+        Sample([_rng.uniform(-1, 1, (2, 3, 6)) + np.eye(6).reshape(6, 2, 3).transpose(1, 2, 0)],
+               dict(ind=2), ref=lambda a, ind: np.linalg.tensorinv(a, ind)),
+        Sample([_rng.uniform(-1, 1, (4, 2, 2)) + np.eye(4).reshape(4, 2, 2)], dict(ind=1),
+               ref=lambda a, ind: np.linalg.tensorinv(a, ind)),
+    ],
+    "_npi_tensorsolve": [
+        Sample([_rng.uniform(-1, 1, (6, 2, 3)) + np.eye(6).reshape(6, 2, 3), _rng.uniform(
+            -1, 1, (6,))], ref=lambda a, b, a_axes=(): np.linalg.tensorsolve(a, b)),
+        Sample([_rng.uniform(-1, 1, (2, 3, 6)) + np.eye(6).reshape(2, 3, 6), _rng.uniform(
+            -1, 1, (6,))], dict(a_axes=(0, 1)),
+            ref=lambda a, b, a_axes: np.linalg.tensorsolve(a, b, a_axes)),
+    ],
+    "_npi_det": [
+        Sample([_rng.uniform(-1, 1, (3, 3)) + 2 * np.eye(3)], ref=np.linalg.det),
+        Sample([_rng.uniform(-1, 1, (2, 4, 4)) + 2 * np.eye(4)], ref=np.linalg.det),
+    ],
+    "_npi_slogdet": [
+        Sample([_rng.uniform(-1, 1, (3, 3)) - 2 * np.eye(3)],
+               ref=lambda a: list(np.linalg.slogdet(a))),
+        Sample([_rng.uniform(-1, 1, (2, 4, 4)) + 2 * np.eye(4)],
+               ref=lambda a: list(np.linalg.slogdet(a))),
     ],
 }

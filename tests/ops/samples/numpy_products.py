@@ -1,4 +1,4 @@
-"""Samples for ``numpy_products.py``: ``_npi_tensordot``, ``_npi_matmul`` and
+"""Samples for ``numpy_products.py``: ``_npi_tensordot`` (and ``_npi_tensordot_int_axes``), ``_npi_matmul`` and
 ``_npi_einsum`` against NumPy, with gradients of both operands (every pair of
 contracted axes, vectors on either side of ``matmul``, broadcast batch axes, implicit
 and explicit ``einsum`` outputs, an index summed in one operand only)."""
@@ -15,6 +15,10 @@ def _x(*shape, dtype=np.float64):
 
 def _td_ref(a, b, a_axes_summed, b_axes_summed):
     return np.tensordot(a, b, axes=(a_axes_summed, b_axes_summed))
+
+
+def _tdi_ref(a, b, axes):
+    return np.tensordot(a, b, axes)
 
 
 def _einsum_ref(*ops, subscripts, num_args, optimize=0):
@@ -48,6 +52,8 @@ SAMPLES = {
     ],
     "_npi_einsum": [
         Sample([_x(2, 3), _x(3, 4)], dict(subscripts="ij,jk->ik", num_args=2), ref=_einsum_ref),
+        Sample([_x(3, 3)], dict(subscripts="ii", num_args=1), ref=_einsum_ref),  # trace
+        Sample([_x(3, 3, 2), _x(2)], dict(subscripts="iij,j->i", num_args=2), ref=_einsum_ref),
         Sample([_x(2, 3)], dict(subscripts="ij->j", num_args=1), ref=_einsum_ref),
         Sample([_x(2, 3, 4), _x(2, 4, 5)], dict(subscripts="bij,bjk->bik", num_args=2),
                ref=_einsum_ref),
@@ -64,5 +70,10 @@ SAMPLES = {
                ref=_einsum_ref),
         Sample([_x(3, 4, dtype=np.float32), _x(4, 2, dtype=np.float32)],
                dict(subscripts="ij,jk->ki", num_args=2), ref=_einsum_ref, **_F32),
+    ],
+    "_npi_tensordot_int_axes": [
+        Sample([_x(2, 3, 4), _x(3, 4, 5)], dict(axes=2), ref=_tdi_ref),
+        Sample([_x(2, 3), _x(4)], dict(axes=0), ref=_tdi_ref),
+        Sample([_x(2, 3), _x(3, 2)], dict(axes=1), ref=_tdi_ref),
     ],
 }

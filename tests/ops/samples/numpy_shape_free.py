@@ -56,6 +56,8 @@ SAMPLES = {
                ref=_npx_reshape_ref((2, 2, 3, 4))),
         Sample([_x(2, 3, 4)], dict(newshape=(-4,)), ref=_npx_reshape_ref((2, 3, 4))),
         Sample([_x(2, 3, 4)], dict(newshape=(-1, -2), reverse=True), ref=_npx_reshape_ref((6, 4))),
+        Sample([_x(2, 5, 6)], dict(newshape=(-4, -1, 3, -6), reverse=True),
+               ref=_npx_reshape_ref((2, 5, 2, 3))),  # -6 takes the sizes before it
         Sample([_x(2, 3, 4)], dict(newshape=(-2, -5), reverse=True),
                ref=_npx_reshape_ref((2, 12))),
     ],
