@@ -230,7 +230,12 @@ def _dot_infer(attrs, in_shapes):
     if not a or not b:
         return [a, b], [a or b]
     ax_a, ax_b = _dot_axes(len(a), len(b))
-    if a[ax_a[0]] != b[ax_b[0]]:
+    da, db = a[ax_a[0]], b[ax_b[0]]
+    if da == 0 or db == 0:  # an unknown size (a deferred-init weight) takes the other's
+        known = da or db
+        a = a[:ax_a[0]] + (known,) + a[ax_a[0] + 1:]
+        b = b[:ax_b[0]] + (known,) + b[ax_b[0] + 1:]
+    elif da != db:
         fail("_np_dot", "shapes are not aligned", a, b)
     return [a, b], [a[:-1] + tuple(d for j, d in enumerate(b) if j != ax_b[0])]
 

@@ -82,3 +82,21 @@ def test_symbolic_np_functions_build_shape_free_graphs():
     assert z.infer_shape(x=(2, 3), y=(3, 4))[1] == [(3, 1)]
     out = z.as_nd_ndarray().eval(x=mx.nd.ones((2, 3)), y=mx.nd.ones((3, 4)))[0]
     onp.testing.assert_array_equal(out.asnumpy(), onp.full((3, 1), 8.0))
+
+
+def test_deferred_init_through_np_dot():
+    # MXNet's test_optimizer_with_np_ndarrays: a weight of unknown input size, F.np.dot
+    class Linear(mx.gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(0, 5), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return F.np.dot(x, w)
+
+    net = Linear()
+    net.initialize()
+    net.hybridize()
+    out = net(mx.np.ones((4, 7)))
+    assert out.shape == (4, 5) and net.w.shape == (7, 5)
