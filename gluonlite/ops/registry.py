@@ -7,6 +7,7 @@ parsed attributes, and raw ``numpy``/``cupy`` arrays; they never see NDArrays.
 """
 from __future__ import annotations
 
+import numbers
 from typing import Callable, Iterable, Sequence
 
 from ..base import MXNetError
@@ -537,6 +538,27 @@ def op_names() -> list[str]:
     """Every registered name, aliases included."""
     _ensure_loaded()
     return list(_REGISTRY)
+
+
+def names_with_prefix(prefixes: tuple) -> list[str]:
+    """Registered names (aliases included) that start with one of ``prefixes``
+    (``("_npi_", "_np_")``: the operators of MXNet's NumPy interface)."""
+    _ensure_loaded()
+    return [n for n in _REGISTRY if n.startswith(prefixes)]
+
+
+def positional_attrs(name: str, inputs: tuple, attrs: dict) -> list:
+    """The array inputs of a call of operator ``name``; the positional numbers among
+    ``inputs`` fill ``attrs`` in the operator's declared order (MXNet's generated
+    signatures put them after the arrays: ``boolean_mask_assign_scalar(data, mask,
+    value, start_axis)``)."""
+    arrays = [x for x in inputs if not isinstance(x, numbers.Number)]
+    given = [x for x in inputs if isinstance(x, numbers.Number)]
+    if given:
+        free = [k for k in get_op(name).attrs if k not in attrs]
+        for key, value in zip(free, given):
+            attrs[key] = value
+    return arrays
 
 
 _loaded = False
