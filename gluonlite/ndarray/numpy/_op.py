@@ -977,7 +977,7 @@ def dot(a, b, out=None) -> ndarray:
     a, b = _arr(a), _arr(b)
     if a.ndim == 0 or b.ndim == 0:
         return _out(multiply(a, b), out)
-    return _out(tensordot(a, b, ((a.ndim - 1,), (builtins.max(b.ndim - 2, 0),))), out)
+    return _out(apply("_np_dot", [a, b]), out)
 
 
 def matmul(a, b, out=None) -> ndarray:
