@@ -197,6 +197,7 @@ class BaseModule:
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
             eval_metric.reset()
+            self._begin_epoch(epoch, train_data)
             name_values = self._fit_epoch(train_data, eval_metric, epoch, batch_end_callback,
                                           monitor, sparse_row_id_fn)
             for name, val in name_values:
@@ -214,7 +215,15 @@ class BaseModule:
                                  batch_end_callback=eval_batch_end_callback, epoch=epoch)
                 for name, val in res:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
-            train_data.reset()
+            self._finish_epoch(train_data)
+
+    def _begin_epoch(self, epoch: int, train_data) -> None:
+        """Work at the start of each ``fit`` epoch, before its batches (none here;
+        ``SVRGModule`` computes its full gradients)."""
+
+    def _finish_epoch(self, train_data) -> None:
+        """Work at the end of each ``fit`` epoch: rewind ``train_data``."""
+        train_data.reset()
 
     def _fit_epoch(self, train_data, eval_metric, epoch, batch_end_callback, monitor,
                    sparse_row_id_fn) -> list:

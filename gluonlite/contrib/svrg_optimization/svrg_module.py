@@ -21,15 +21,11 @@ zero), which is part of MXNet's numbers.
 from __future__ import annotations
 
 import logging
-import time
 
-from ... import metric as _metric
 from ... import ndarray as nd
 from ... import optimizer as opt
 from ...base import MXNetError
-from ...initializer import Uniform
 from ...module import Module
-from ...module.base_module import _as_list
 from .svrg_optimizer import FULL_SUFFIX, _SVRGOptimizer
 
 __all__ = ["SVRGModule"]
@@ -322,62 +318,15 @@ class SVRGModule(Module):
             self._mod_aux.prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
 
     # -- training loop --------------------------------------------------------------------
-    def fit(self, train_data, eval_data=None, eval_metric="acc", epoch_end_callback=None,
-            batch_end_callback=None, kvstore="local", optimizer="sgd",
-            optimizer_params=(("learning_rate", 0.01),), eval_end_callback=None,
-            eval_batch_end_callback=None, initializer=Uniform(0.01), arg_params=None,
-            aux_params=None, allow_missing: bool = False, force_rebind: bool = False,
-            force_init: bool = False, begin_epoch: int = 0, num_epoch: int | None = None,
-            validation_metric=None, monitor=None, sparse_row_id_fn=None) -> None:
-        """Train for epochs ``begin_epoch .. num_epoch - 1`` (arguments as
-        :meth:`BaseModule.fit`).
+    def _begin_epoch(self, epoch: int, train_data) -> None:
+        """``fit``'s epoch start: every ``update_freq`` epochs the full gradients
+        (:meth:`update_full_grads`), then ``train_data`` rewound (MXNet's order)."""
+        if epoch % self.update_freq == 0:
+            self.update_full_grads(train_data)
+        train_data.reset()
 
-        Each epoch: reset the metric; when ``epoch % update_freq == 0`` recompute the
-        full gradients (:meth:`update_full_grads`); reset ``train_data`` and run its
-        batches (``forward_backward``, ``update``, ``update_metric``, callbacks); log
-        the metric; sync the parameters, call ``epoch_end_callback`` and score
-        ``eval_data``.
-        """
-        assert num_epoch is not None, "please specify number of epochs"
-        self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
-                  for_training=True, force_rebind=force_rebind)
-        if monitor is not None:
-            self.install_monitor(monitor)
-        self.init_params(initializer=initializer, arg_params=arg_params,
-                         aux_params=aux_params, allow_missing=allow_missing,
-                         force_init=force_init)
-        self.init_optimizer(kvstore=kvstore, optimizer=optimizer,
-                            optimizer_params=optimizer_params)
-        if validation_metric is None:
-            validation_metric = eval_metric
-        if not isinstance(eval_metric, _metric.EvalMetric):
-            eval_metric = _metric.create(eval_metric)
-        for epoch in range(begin_epoch, num_epoch):
-            eval_metric.reset()
-            tic = time.time()
-            if epoch % self.update_freq == 0:
-                self.update_full_grads(train_data)
-            train_data.reset()
-            name_values = self._fit_epoch(train_data, eval_metric, epoch, batch_end_callback,
-                                          monitor, sparse_row_id_fn)
-            self._end_epoch(epoch, tic, name_values, epoch_end_callback)
-            if eval_data:
-                res = self.score(eval_data, validation_metric,
-                                 score_end_callback=eval_end_callback,
-                                 batch_end_callback=eval_batch_end_callback, epoch=epoch)
-                for name, val in res:
-                    self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
-
-    def _end_epoch(self, epoch: int, tic: float, name_values, epoch_end_callback) -> None:
-        """Log the epoch, sync the devices' parameters and call the epoch callbacks."""
-        for name, val in name_values:
-            self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
-        self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
-        arg_params, aux_params = self.get_params()
-        self.set_params(arg_params, aux_params)
-        if epoch_end_callback is not None:
-            for callback in _as_list(epoch_end_callback):
-                callback(epoch, self.symbol, arg_params, aux_params)
+    def _finish_epoch(self, train_data) -> None:
+        """Nothing: the next epoch rewinds ``train_data`` (after its full gradients)."""
 
 
 def _check_update_freq(update_freq) -> int:
