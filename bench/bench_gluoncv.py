@@ -82,13 +82,18 @@ def main() -> None:
     parser.add_argument("--framework", choices=("gluonlite", "mxnet"), default="gluonlite")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", default="", help="run the cases whose name contains this")
     args = parser.parse_args()
     mx = _framework(args.framework)
     results = {}
     for name, size in (("yolo3_mobilenet0.25_voc", 416), ("ssd_512_mobilenet1.0_voc", 512)):
         for batch in (1, 8):
-            results[f"{name} batch {batch}"] = _detector(mx, name, size, batch, args.reps)
-    results["BERT-base, batch 8 x 128 tokens"] = _bert(mx, 8, 128, args.reps)
+            case = f"{name} batch {batch}"
+            if args.only in case:
+                results[case] = _detector(mx, name, size, batch, args.reps)
+    case = "BERT-base, batch 8 x 128 tokens"
+    if args.only in case:
+        results[case] = _bert(mx, 8, 128, args.reps)
     if args.json:
         print(json.dumps(results))
         return

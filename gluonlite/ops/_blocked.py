@@ -15,27 +15,16 @@ the whole arrays.
 """
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from . import _gpu_update
+from ._cpu_pool import THREADS, executor
 
 # elements per block (1 MB of float32 per array): smaller blocks fit the cache
 # better but pay NumPy's per-call overhead and the GIL more often; on 2 cores
 # 2**14 was 2x slower than 2**18, 2**20 and above slower again
 _BLOCK = 1 << 18
 _PARALLEL_MIN = 1 << 17   # below this many elements one thread is faster
-_THREADS = min(2, os.cpu_count() or 1)
-_pool = None
-
-
-def _executor() -> ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="gluonlite-update")
-    return _pool
 
 
 def _blockable(xp, arrays) -> bool:
@@ -70,9 +59,9 @@ def run_rule(xp, rule, attrs, inputs, out):
             hi = min(lo + _BLOCK, stop)
             target[lo:hi] = rule(np, attrs, *[f[lo:hi] for f in flats])
 
-    if _THREADS > 1 and size >= _PARALLEL_MIN:
+    if THREADS > 1 and size >= _PARALLEL_MIN:
         half = (size // 2 // _BLOCK) * _BLOCK
-        second = _executor().submit(run, half, size)
+        second = executor().submit(run, half, size)
         run(0, half)
         second.result()
     else:

@@ -22,6 +22,14 @@ layout run over rows ``out[-1]`` long and cost as much as all taps together at
 4x4).  When the output grid is the input grid (stride 1, "same" padding) the
 accumulator is the output itself: no padding copy, no crop.
 
+Large planes (more than ``_MAX_PIXELS`` outputs, or masks too large to cache) use
+padded grids instead: the phases hold the zero-padded input, so a valid output's
+tap reads stay inside its row and need no mask; the grid's extra columns and rows
+(the padding, about 2-6% from 64x64 up) hold garbage outputs that are cropped (and
+whose head gradient is zero).  The taps' weights are then one scalar per channel,
+broadcast over each plane: on rows this long that costs nothing, and each tap's
+operands are two streams instead of three.
+
 Strides use a phase split (space-to-depth): phase ``a`` holds ``x[..., a::s]``;
 kernel offset ``i`` reads phase ``(i * dilate - pad) % s`` at grid shift ``(i *
 dilate - pad) // s``, so every tap is again a unit-stride shift.
@@ -44,14 +52,16 @@ import math
 
 import numpy as np
 
+from ._cpu_pool import run_halves
 from ._window import kernel_offsets, scratch
 
-# Masks tiled over the channels are cached up to this many elements per geometry
-# (beyond, they are broadcast at each call).
+# Masks tiled over the channels are cached up to this many elements per geometry.
 _TILED_MASK_MAX = 1 << 18
-# Larger output planes keep the im2col + GEMM path, whose copies then run over long
-# rows: measured forward (float32) 1.2-2x faster here up to 32x32 outputs, about
-# equal at 28x28 with stride 2 ((32, 64, 56, 56)), 2x slower at 112x112.
+# Compact grids serve up to this many output pixels per plane (and tiled masks up
+# to ``_TILED_MASK_MAX``); larger geometries take the padded grids.  Measured with
+# one BLAS thread, forward / backward in ms (general im2col + GEMM path, compact,
+# padded): (32, 32, 28, 28) 5.1/30, 2.4/6.1, 3.8/10; (1, 512, 32, 32) 3.8/15,
+# 6.9/12, 2.1/4.0; (1, 32, 256, 256) 14/26, 23/41, 6.0/14.
 _MAX_PIXELS = 1024
 # Tensors up to this many elements per phase run as one whole-batch block; larger
 # ones in blocks of about ``_BLOCK`` elements (a few items, or a few channels of one
@@ -63,16 +73,13 @@ _BLOCK = 1 << 16
 
 def use_depthwise(xp, x, w, groups: int, osz, bias=None) -> bool:
     """Whether a convolution takes this path: NumPy, one filter per channel and
-    group, float32/float64 data, weight (and bias) of one dtype, a non-empty batch,
-    at most ``_MAX_PIXELS`` output pixels per plane."""
+    group, float32/float64 data, weight (and bias) of one dtype, a non-empty batch."""
     if xp is not np or x.dtype != w.dtype or x.dtype.char not in "fd":
         return False
     c = x.shape[1]
     if groups != c or w.shape[0] != c or w.shape[1] != 1 or x.size == 0:
         return False
-    if bias is not None and bias.dtype != x.dtype:
-        return False
-    return math.prod(osz) <= _MAX_PIXELS
+    return bias is None or bias.dtype == x.dtype
 
 
 class _Grid:
@@ -82,6 +89,17 @@ class _Grid:
         self.n, self.c = x_shape[:2]
         spatial = tuple(x_shape[2:])
         self.osz = tuple(osz)
+        # large planes: the phases hold the zero-padded input, so no tap reads across
+        # a row for a valid output and no masks are needed (see the module docstring)
+        # (also when the compact grid's tiled masks would be too large to cache: their
+        # weights, recomputed per call, would cost more than the padded grid's margins)
+        taps_n, pixels = math.prod(kernel), math.prod(osz)
+        self.padded = pixels > _MAX_PIXELS or taps_n * pixels * self.c > _TILED_MASK_MAX
+        if self.padded:
+            space, origin = tuple(s + 2 * p for s, p in zip(spatial, pad)), tuple(pad)
+            pad = (0,) * len(pad)
+        else:
+            space, origin = spatial, (0,) * len(pad)
         taps, phases = [], {}
         for off in kernel_offsets(kernel):
             pos = [o * d - p for o, d, p in zip(off, dilate, pad)]
@@ -90,7 +108,7 @@ class _Grid:
             taps.append((phases.setdefault(phase, len(phases)), shift))
         self.phases = list(phases)
         # phase a holds x[..., a::s]: size ceil((S - a) / s) per axis
-        sizes = [tuple(-(-(n - a) // s) for n, a, s in zip(spatial, ph, stride))
+        sizes = [tuple(-(-(n - a) // s) for n, a, s in zip(space, ph, stride))
                  for ph in self.phases]
         self.grid = tuple(max([o] + [sz[j] for sz in sizes]) for j, o in enumerate(osz))
         self.plane = math.prod(self.grid)
@@ -106,13 +124,18 @@ class _Grid:
         self.plain_in = self.grid == spatial and len(self.phases) == 1 and all(
             s == 1 for s in stride)
         self.plain_out = self.grid == self.osz
-        self.full = all(sz == self.grid for sz in sizes)
         self.cover = len(self.phases) == math.prod(stride)
         self.segments = _segments(self.n, self.c, self.plane)
         self.seg_max = max(rows * length for _, rows, length, _, _ in self.segments)
-        self.blocks = [(tuple(slice(0, n) for n in sz),
-                        tuple(slice(a, None, s) for a, s in zip(ph, stride)))
-                       for ph, sz in zip(self.phases, sizes)]
+        # per phase: its block on the grid that the input fills, and the input's slice
+        self.blocks = [tuple(zip(*(_phase_axis(a, s, p, n) for a, s, p, n in
+                                   zip(ph, stride, origin, spatial))))
+                       for ph in self.phases]
+        self.full = all(all(g.start == 0 and g.stop == n for g, n in zip(gsl, self.grid))
+                        for gsl, _ in self.blocks)
+        self.masks = self.tiled = None
+        if self.padded:
+            return
         # mask[k, q]: output q (on the grid) is valid and its tap-k read lies in the phase
         idx = np.indices(self.grid).reshape(len(self.grid), -1)
         masks = np.empty((len(taps), self.plane), dtype)
@@ -124,20 +147,34 @@ class _Grid:
             masks[k] = ok
         masks.flags.writeable = False
         self.masks = masks
-        tiled = None
         if masks.size * self.c <= _TILED_MASK_MAX:
             tiled = np.tile(masks, (1, self.c))
             tiled.flags.writeable = False
-        self.tiled = tiled
+            self.tiled = tiled
 
     def tap_weights(self, w):
-        """``(K, C * prod(G))``: each tap's per-channel weights times its mask."""
+        """Each tap's weights: ``(K, C * prod(G))``, per channel times the tap's mask,
+        or on padded grids ``(K, C)`` (broadcast over each plane, ``weight``)."""
         wt = w.reshape(self.c, -1).T                                 # (K, C)
+        if self.padded:
+            return np.ascontiguousarray(wt)
         if self.tiled is not None:
             out = np.repeat(wt, self.plane, axis=1)
             return np.multiply(out, self.tiled, out=out)
         k = len(self.taps)
         return np.multiply(wt[:, :, None], self.masks[:, None, :]).reshape(k, -1)
+
+    def weight(self, wk, k: int, lo: int, hi: int):
+        """Tap ``k``'s weights (``tap_weights``) for the columns ``lo:hi`` of a block,
+        shaped to multiply a block's ``planes`` view."""
+        if self.padded:
+            return wk[k, lo // self.plane:hi // self.plane, None]
+        return wk[k, lo:hi]
+
+    def planes(self, a):
+        """A ``(rows, length)`` block as the tap weights multiply it: ``(rows,
+        length / prod(G), prod(G))`` on padded grids, itself otherwise."""
+        return a.reshape(a.shape[0], -1, self.plane) if self.padded else a
 
     def tap_view(self, buf, k: int, seg=None):
         """``(N, C * prod(G))`` slice of a phase buffer read (or written) by tap ``k``
@@ -177,6 +214,27 @@ def _segments(n: int, c: int, plane: int):
             for i in range(n) for lo in range(0, row, cb)]
 
 
+def _phase_axis(a: int, s: int, p: int, n: int):
+    """One axis of a phase's block: the grid slice the input fills, the input's slice.
+
+    Phase ``a`` holds positions ``a, a + s, ...`` of the input padded by ``p`` (0 on
+    compact grids); input index ``i`` sits at padded position ``i + p``."""
+    i0 = max(0, -(-(p - a) // s))
+    x0 = a + s * i0 - p
+    count = max(0, -(-(n - x0) // s))
+    return slice(i0, i0 + count), slice(x0, None, s)
+
+
+def _zero_borders(g, gsl) -> None:
+    """Zero a phase grid ``(N, C, *G)`` outside its input block ``gsl``."""
+    for j, sl in enumerate(gsl):
+        lead = (slice(None),) * (2 + j)
+        if sl.start:
+            g[lead + (slice(0, sl.start),)] = 0
+        if sl.stop < g.shape[2 + j]:
+            g[lead + (slice(sl.stop, None),)] = 0
+
+
 def block(buf, start: int, seg):
     """Block ``seg`` (``_segments``) of a flat buffer whose data begin at ``start``."""
     off, rows, length = seg[:3]
@@ -204,10 +262,9 @@ def _phase_input(grid: _Grid, x):
     if grid.plain_in:
         buf[m:m + grid.total].reshape(x.shape)[...] = x
         return buf
-    grids = grid.phase_grids(buf)
-    if not grid.full:
-        buf[m:grid.size - m] = 0
-    for g, (gsl, xsl) in zip(grids, grid.blocks):
+    for g, (gsl, xsl) in zip(grid.phase_grids(buf), grid.blocks):
+        if not grid.full:
+            _zero_borders(g, gsl)
         g[(slice(None), slice(None)) + gsl] = x[(slice(None), slice(None)) + xsl]
     return buf
 
@@ -240,16 +297,24 @@ def depthwise_forward(xp, x, w, geo, osz, bias=None, out=None):
 
 
 def _taps_forward(xp, grid: _Grid, xb, wk, acc) -> None:
-    """``acc`` (flat) = sum over taps of the tap's input slice times its weights."""
-    tmp = scratch(xp, (grid.seg_max,), acc.dtype, "dw_tmp")
-    for seg in grid.segments:
-        a = block(acc, 0, seg)
-        t = tmp[:a.size].reshape(a.shape)
-        lo, hi = seg[3:]
-        xp.multiply(grid.tap_view(xb, 0, seg), wk[0, lo:hi], out=a)
-        for k in range(1, len(grid.taps)):
-            xp.multiply(grid.tap_view(xb, k, seg), wk[k, lo:hi], out=t)
-            xp.add(a, t, out=a)
+    """``acc`` (flat) = sum over taps of the tap's input slice times its weights.
+
+    The blocks write disjoint parts of ``acc``: with several, two threads share them."""
+    def work(segments) -> None:
+        tmp = scratch(xp, (grid.seg_max,), acc.dtype, "dw_tmp")   # one per thread
+        for seg in segments:
+            a = block(acc, 0, seg)
+            t = grid.planes(tmp[:a.size].reshape(a.shape))
+            a = grid.planes(a)
+            lo, hi = seg[3:]
+            xp.multiply(grid.planes(grid.tap_view(xb, 0, seg)), grid.weight(wk, 0, lo, hi),
+                        out=a)
+            for k in range(1, len(grid.taps)):
+                xp.multiply(grid.planes(grid.tap_view(xb, k, seg)),
+                            grid.weight(wk, k, lo, hi), out=t)
+                xp.add(a, t, out=a)
+
+    run_halves(work, grid.segments)
 
 
 def _head_grid(xp, grid: _Grid, dy):
@@ -282,11 +347,13 @@ def depthwise_backward(xp, x, w, dy, geo, need=(True, True, True)):
 
 
 def _weight_grad(xp, grid: _Grid, dyg, tmp, x):
-    """``(C, K)``: per tap and channel, the masked head gradient times the tap's input."""
+    """``(C, K)``: per tap and channel, the masked head gradient times the tap's input
+    (on padded grids the head gradient is zero off the valid outputs: no masks)."""
     xb = _phase_input(grid, x)
     k_taps = len(grid.taps)
-    masks = grid.tiled if grid.tiled is not None else \
-        xp.tile(grid.masks, (1, grid.c))
+    masks = None
+    if not grid.padded:
+        masks = grid.tiled if grid.tiled is not None else xp.tile(grid.masks, (1, grid.c))
     dwk = xp.zeros((k_taps, grid.c), x.dtype)
     for seg in grid.segments:
         d = block(dyg, 0, seg)
@@ -295,8 +362,8 @@ def _weight_grad(xp, grid: _Grid, dyg, tmp, x):
         c0, c1 = lo // grid.plane, hi // grid.plane
         planes = (d.shape[0], c1 - c0, grid.plane)
         for k in range(k_taps):
-            xp.multiply(d, masks[k, lo:hi], out=t)
-            dwk[k, c0:c1] += xp.einsum("ncp,ncp->c", t.reshape(planes),
+            dm = d if masks is None else xp.multiply(d, masks[k, lo:hi], out=t)
+            dwk[k, c0:c1] += xp.einsum("ncp,ncp->c", dm.reshape(planes),
                                        grid.tap_view(xb, k, seg).reshape(planes))
     return xp.ascontiguousarray(dwk.T)
 
@@ -307,11 +374,12 @@ def _data_grad(xp, grid: _Grid, dyg, tmp, w, x_shape):
     wk = grid.tap_weights(w)
     for seg in grid.segments:
         d = block(dyg, 0, seg)
-        t = tmp[:d.size].reshape(d.shape)
+        t = grid.planes(tmp[:d.size].reshape(d.shape))
+        d = grid.planes(d)
         lo, hi = seg[3:]
         for k in range(len(grid.taps)):
-            view = grid.tap_view(acc, k, seg)
-            xp.multiply(d, wk[k, lo:hi], out=t)
+            view = grid.planes(grid.tap_view(acc, k, seg))
+            xp.multiply(d, grid.weight(wk, k, lo, hi), out=t)
             xp.add(view, t, out=view)
     m = grid.margin
     if grid.plain_in:

@@ -32,9 +32,10 @@ batch-first columns of ``_chunked`` for few rows per filter and many output pixe
 (``use_batch_first``: the tutorial's first convolution, 1 -> 16 channels on
 16x16, 390 -> 215 us forward; its data gradient, when needed, stays channel-first).
 
-Depthwise convolutions (one filter per channel, NumPy, float32/float64, at most
-1024 output pixels per plane) skip all of these: ``_depthwise`` runs them as
-multiply-adds over shifted contiguous views, forward and gradients.  Plain 1x1
+Depthwise convolutions (one filter per channel, NumPy, float32/float64) skip all
+of these: ``_depthwise`` runs them as multiply-adds over shifted contiguous views,
+forward and gradients (SSD-512's MobileNet-1.0 layers, 32 to 512 channels on 256x256
+to 32x32 planes: 3-25x faster than im2col + per-group GEMMs).  Plain 1x1
 kernels with 256 to 65536 weights take ``_chunked`` at any size (``_chunked``
 below).
 

@@ -33,7 +33,15 @@ CASES = [((2, 3, 6, 6), (3, 3), (1, 1), (1, 1), (1, 1)),
          ((2, 4, 8, 7), (3, 3), (2, 2), (1, 1), (1, 1)),
          ((1, 2, 9, 8), (3, 2), (2, 3), (2, 1), (0, 2)),
          ((3, 2, 5, 5), (1, 1), (2, 2), (1, 1), (0, 0)),
-         ((2, 3, 10), (5,), (3,), (1,), (2,))]
+         ((2, 3, 10), (5,), (3,), (1,), (2,)),
+         # more than _MAX_PIXELS outputs per plane: the padded grids
+         ((2, 3, 40, 33), (3, 3), (1, 1), (1, 1), (1, 1)),
+         ((1, 2, 70, 67), (3, 3), (2, 2), (1, 1), (1, 1)),
+         ((1, 2, 45, 41), (3, 2), (1, 2), (2, 1), (2, 0)),
+         ((2, 2, 1100), (5,), (1,), (1,), (3,)),
+         ((1, 2, 12, 12, 11), (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1)),
+         # many channels: tiled masks too large to cache, padded grids too
+         ((1, 300, 10, 10), (3, 3), (1, 1), (1, 1), (1, 1))]
 
 
 @pytest.mark.parametrize("shape,kernel,stride,dilate,pad", CASES)
@@ -55,7 +63,8 @@ def test_matches_general_path(monkeypatch, shape, kernel, stride, dilate, pad, d
     assert _depthwise.use_depthwise(np, x, ins[1], c, (1,), ins[2])
     osz = conv._geometry(attrs).out_sizes("Convolution", shape[2:])
     dy = rng.standard_normal((shape[0], c) + osz).astype(dtype)
-    tol = 1e-5 if dtype == np.float32 else 1e-12
+    # the weight gradient sums N * prod(osz) products, in another order on each path
+    tol = (1e-5 if dtype == np.float32 else 1e-12) * np.sqrt(shape[0] * np.prod(osz))
     for need in itertools.product([True, False], repeat=3):
         (y, g), (y0, g0) = _both(monkeypatch, attrs, ins, dy, need)
         np.testing.assert_allclose(y, y0, rtol=tol, atol=tol)
@@ -67,7 +76,7 @@ def test_matches_general_path(monkeypatch, shape, kernel, stride, dilate, pad, d
     _depthwise._grid.cache_clear()
 
 
-def test_out_buffer_and_large_planes_fall_back():
+def test_out_buffer_and_other_dtypes_fall_back():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2, 3, 4, 4)).astype(np.float32)
     w = rng.standard_normal((3, 1, 3, 3)).astype(np.float32)
@@ -76,6 +85,12 @@ def test_out_buffer_and_large_planes_fall_back():
     res = conv._forward(_OC, attrs, [x, w], [out])[0]
     assert res is out
     np.testing.assert_allclose(out, conv._forward(_OC, attrs, [x, w], None)[0])
-    assert not _depthwise.use_depthwise(np, np.zeros((1, 3, 64, 64), np.float32), w, 3,
+    big = np.zeros((1, 3, 64, 64), np.float32)
+    assert _depthwise.use_depthwise(np, big, w, 3, (64, 64))
+    assert _depthwise._geometry_grid(big, conv._geometry(attrs), (64, 64)).padded
+    assert not _depthwise._geometry_grid(x, conv._geometry(attrs), (4, 4)).padded
+    wide = np.zeros((1, 300, 10, 10), np.float32)
+    assert _depthwise._geometry_grid(wide, conv._geometry(attrs), (10, 10)).padded
+    assert not _depthwise.use_depthwise(np, big.astype(np.float16), w.astype(np.float16), 3,
                                         (64, 64))
     assert not _depthwise.use_depthwise(np, x, w.astype(np.float64), 3, (4, 4))
