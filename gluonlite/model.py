@@ -29,10 +29,10 @@ def save_checkpoint(prefix: str, epoch: int, symbol, arg_params: dict, aux_param
     arg_params, aux_params : dict of str to NDArray
         Parameters, saved as ``arg:<name>`` and ``aux:<name>``.
     remove_amp_cast : bool, default True
-        Accepted for MXNet compatibility (gluonlite inserts no AMP casts).
+        Write the graph without the AMP casts its nodes read (``Symbol.save``).
     """
     if symbol is not None:
-        symbol.save(f"{prefix}-symbol.json")  # (written atomically, as nd.save)
+        symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)  # atomically
     save_params_file("%s-%04d.params" % (prefix, epoch), arg_params, aux_params)
 
 

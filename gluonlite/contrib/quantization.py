@@ -6,7 +6,11 @@
 ``Concat``) becomes its ``_contrib_quantized_*`` operator named ``quantized_<name>``;
 float inputs get a ``_contrib_quantize_v2`` (``<input>_quantize``), int32 accumulators a
 ``_contrib_requantize`` (``requantize_<name>``), and float consumers of quantized values
-a ``_contrib_dequantize`` (``<name>_dequantize``).  Weights and biases become the
+a ``_contrib_dequantize`` (``<name>_dequantize``).  A plain-LSTM ``RNN`` becomes
+``_contrib_quantized_rnn`` (in both modes) reading uint8 data from a
+``_contrib_quantize_asym`` node and giving float32 outputs; its parameters stay float32.
+Quantize nodes are named after the float entry they quantize (``data_quantize``,
+``act_output_quantize``, ``split_output1_quantize``).  Weights and biases become the
 int8 parameters ``<param>_quantize`` with ``_min``/``_max``.  Calibration
 (:func:`calib_graph`) runs the float32 graph on sample data, collects the inputs of
 the ``quantize_v2`` nodes (min/max, or histograms for the KL-divergence ``entropy``
@@ -16,19 +20,19 @@ mode) and writes ``min_calib_range``/``max_calib_range`` into those nodes, as MX
 from __future__ import annotations
 
 import logging
-from typing import Callable, Iterable
+from typing import Iterable
 
 import numpy as np
 
 from .. import ndarray
-from ..base import MXNetError
 from ..context import cpu
 from ..symbol import symbol as _symmod
 from ..symbol.graph import Node, op_node, topo_order, variable_node
 from ..symbol.symbol import Symbol
-from ..ops.registry import OpAttrs
-from ..ops.quantization import (DEQUANTIZE, QUANTIZE, REQUANTIZE, calibration_key, named_in,
-                                quantized_form)
+from ..ops.listed_outputs import output_suffix
+from ..ops.registry import OpAttrs, get_op
+from ..ops.quantization import (DEQUANTIZE, QUANTIZE, QUANTIZE_ASYM, REQUANTIZE,
+                                calibration_keys, named_in, quantized_form)
 
 __all__ = ["quantize_model", "quantize_model_mkldnn", "quantize_graph", "calib_graph",
            "quantize_net", "quantize_net_v2", "combine_histogram", "CalibrationCollector"]
@@ -51,6 +55,14 @@ class _Rewriter:
         self.qcache = {}     # quantize_v2 nodes per float entry
         self.dqcache = {}    # dequantize nodes per quantized entry
         self.calib_layers = []
+        self.param_vars = {}  # name -> variable node of the quantized parameters
+
+    def param_var(self, name: str) -> Node:
+        """The one variable of an offline-quantized parameter (a weight shared by the
+        time steps of an unrolled cell is one argument)."""
+        if name not in self.param_vars:
+            self.param_vars[name] = variable_node(name)
+        return self.param_vars[name]
 
     def float_entry(self, entry):
         node, i = entry
@@ -65,17 +77,35 @@ class _Rewriter:
         return (self.new[id(node)], i)
 
     def quantized_entry(self, entry):
+        """``(data, min, max)`` of an int8/uint8 form of ``entry`` (a ``quantize_v2`` node
+        for a float entry)."""
         node, i = entry
         key = (id(node), i)
         if key in self.qmap:
             return self.qmap[key]
         if key not in self.qcache:
-            src = (self.new[id(node)], i)
-            qn = op_node(QUANTIZE, f"{node.name}_quantize", [src],
-                         {"out_type": self.dtype})
-            self.calib_layers.append(_entry_name(entry))
-            self.qcache[key] = ((qn, 0), (qn, 1), (qn, 2))
+            self.qcache[key] = self._quantize_node(entry, QUANTIZE, {"out_type": self.dtype})
         return self.qcache[key]
+
+    def asym_entry(self, entry):
+        """``(uint8 data, scale, shift)`` of ``entry`` through a ``quantize_asym`` node."""
+        node, i = entry
+        key = (id(node), i, "asym")
+        if key not in self.qcache:
+            self.qcache[key] = self._quantize_node(entry, QUANTIZE_ASYM, {})
+        return self.qcache[key]
+
+    def _quantize_node(self, entry, op_name: str, attrs: dict):
+        # calibrated by the recorded range of the float entry (``data``, ``act_output``)
+        name = _entry_name(entry)
+        node, i = entry
+        # MXNet's node name: ``<node>_<output name>`` for operators that list their
+        # outputs, ``<node>_<index>`` otherwise; the statistics keep the output's name
+        base = node.name if node.op is None else \
+            node.name + output_suffix(node.op, node.attrs, i)
+        qn = op_node(op_name, f"{base}_quantize", [self.float_entry(entry)], attrs)
+        self.calib_layers.append(name)
+        return (qn, 0), (qn, 1), (qn, 2)
 
     def wants(self, node: Node):
         """The node's quantized form when this pass quantizes it, else None."""
@@ -85,7 +115,7 @@ class _Rewriter:
         form = quantized_form(node.op, node.attrs)
         if form is None:
             return None
-        if self.mode == "full" or form.role == "layer" or \
+        if self.mode == "full" or form.role in ("layer", "asym") or \
                 any((id(n), i) in self.qmap for n, i in node.inputs):
             return form
         return None
@@ -100,13 +130,22 @@ class _Rewriter:
                                       [self.float_entry(e) for e in node.inputs], node.extra)
             return
         given = dict(node.attrs._given)
+        if form.node_attrs:
+            parsed = get_op(form.quantized).parse_attrs(dict(given, **form.node_attrs))
+            given = OpAttrs(parsed.as_dict(), dict(parsed._given, **form.node_attrs))
+        if form.role == "asym":  # float outputs: consumers read the new node directly
+            data = self.asym_entry(node.inputs[0])
+            rest = [self.float_entry(e) for e in node.inputs[1:]]
+            self.new[id(node)] = op_node(form.quantized, f"quantized_{node.name}",
+                                         [data[0]] + rest + [data[1], data[2]], given)
+            return
         if form.role == "layer":
             n_params = 1 if node.attrs.no_bias else 2
             data = self.quantized_entry(node.inputs[0])
             params = []
             for src, _ in node.inputs[1:1 + n_params]:
                 base = f"{src.name}_quantize"
-                params.append(tuple((variable_node(base + s), 0) for s in ("", "_min", "_max")))
+                params.append(tuple((self.param_var(base + s), 0) for s in ("", "_min", "_max")))
             inputs = [data[0]] + [p[0] for p in params] + [data[1], data[2]]
             for p in params:
                 inputs += [p[1], p[2]]
@@ -161,9 +200,10 @@ def _calibrate_quantized_sym(qsym: Symbol, th_dict: dict) -> Symbol:
     for node in topo_order(heads):
         if node.op is None:
             continue
-        key = calibration_key(node.op, node.name,
-                              _entry_name(node.inputs[0]) if node.inputs else "")
-        if key is None or key not in th_dict:
+        keys = calibration_keys(node.op, node.name,
+                                _entry_name(node.inputs[0]) if node.inputs else "")
+        key = next((k for k in keys if k in th_dict), None)
+        if key is None:
             continue
         lo, hi = th_dict[key]
         text = {"min_calib_range": "%f" % float(np.asarray(lo).reshape(-1)[0]),

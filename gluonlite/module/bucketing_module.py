@@ -268,8 +268,33 @@ class BucketingModule(BaseModule):
         self.save_params("%s-%04d.params" % (prefix, epoch))
         for bucket_key in self._buckets:
             symbol = self._call_sym_gen(bucket_key)[0]
-            symbol.save("%s-%s-symbol.json" % (prefix, bucket_key))
+            symbol.save("%s-%s-symbol.json" % (prefix, bucket_key),
+                        remove_amp_cast=remove_amp_cast)
         nd.save("%s.buckets" % prefix, nd.array(list(self._buckets), dtype=np.int32))
+
+    @staticmethod
+    def load_dict(sym_dict=None, sym_gen=None, default_bucket_key=None, arg_params=None,
+                  aux_params=None, **kwargs):
+        """A BucketingModule from ``{bucket_key: symbol}`` and shared parameters (bind it
+        next); ``kwargs`` are the constructor's (``context``, ``logger``, ...)."""
+        for name, value in (("sym_dict", sym_dict), ("arg_params", arg_params),
+                            ("aux_params", aux_params),
+                            ("default_bucket_key", default_bucket_key)):
+            if value is None:
+                raise MXNetError(f"BucketingModule.load_dict: {name} needs to be provided")
+        mod = BucketingModule(sym_gen, default_bucket_key, **kwargs)
+        _, data_names, label_names = sym_gen(default_bucket_key)
+        for key, symbol in sym_dict.items():
+            mod._buckets[key] = Module(symbol, data_names, label_names, **mod._module_kwargs)
+        if default_bucket_key not in mod._buckets:
+            raise MXNetError(f"BucketingModule.load_dict: default bucket {default_bucket_key} "
+                             f"is not among the buckets {list(sym_dict)}")
+        mod._curr_module = mod._buckets[default_bucket_key]
+        mod._curr_module._arg_params = arg_params
+        mod._curr_module._aux_params = aux_params
+        mod._curr_module.params_initialized = True
+        mod.params_initialized = True
+        return mod
 
     @staticmethod
     def load(prefix: str, epoch: int, sym_gen=None, default_bucket_key=None, **kwargs):

@@ -398,7 +398,7 @@ class Module(BaseModule):
     def save_checkpoint(self, prefix: str, epoch: int, save_optimizer_states: bool = False,
                         remove_amp_cast: bool = True) -> None:
         """Write ``prefix-symbol.json``, ``prefix-%04d.params`` (and ``.states``)."""
-        self._symbol.save(f"{prefix}-symbol.json")
+        self._symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
         param_name = "%s-%04d.params" % (prefix, epoch)
         self.save_params(param_name)
         logging.info('Saved checkpoint to "%s"', param_name)

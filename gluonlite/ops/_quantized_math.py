@@ -1,4 +1,4 @@
-"""Scales and kernels shared by the INT8 operators (:mod:`gluonlite.ops.quantization`).
+"""Scales and kernels shared by the INT8 operators (the ``quantized_*`` modules).
 
 MXNet 1.9.1's CPU build (oneDNN) uses two sets of constants, and so do we:
 
@@ -59,6 +59,20 @@ def onednn_quantize(xp, data, real_range: float, out_kind: str):
     return saturate(xp, data.astype(np.float32) * scale, out_kind)
 
 
+def asym_params(lo: float, hi: float) -> tuple:
+    """``(scale, shift)`` in float32 mapping ``[lo, hi]`` onto ``[0, 255]``:
+    ``q = x * scale + shift``.  An empty range (``lo == hi``) gets scale 1, so that the
+    constant maps to 255 and comes back exactly."""
+    width = f32(hi) - f32(lo)
+    scale = f32(255.0) / width if width > 0 else f32(1.0)
+    return scale, f32(255.0) - f32(hi) * scale
+
+
+def asym_quantize(xp, data, scale, shift):
+    """uint8 ``x * scale + shift`` (float32, rounded half to even, saturated)."""
+    return saturate(xp, data.astype(np.float32) * f32(scale) + f32(shift), "uint8")
+
+
 def dequantize(xp, q, lo: float, hi: float, dtype=np.float32):
     """Float values of ``q`` quantized over ``[lo, hi]`` (symmetric oneDNN scale)."""
     k = kind(q.dtype)
@@ -78,6 +92,8 @@ def int32_range(data_range: float, data_kind: str, weight_range: float) -> float
 def bias_to_int32(xp, bias, data_range: float, data_kind: str, weight_range: float,
                   bias_range: float):
     """Rescale an int8 bias (range ``bias_range``) to the accumulator's int32 units."""
+    if not data_range or not weight_range:  # an empty range: the accumulator covers 0
+        return xp.zeros(bias.shape, dtype=np.int64)
     data_scale = f32(ONEDNN_SCALE[data_kind]) / f32(data_range)
     weight_scale = f32(127.0) / f32(weight_range)
     rescale = data_scale * weight_scale * f32(bias_range) / f32(127.0)

@@ -30,6 +30,7 @@ import json
 import weakref
 
 from ..base import MXNetError, write_atomically
+from ..ops.amp_casts import cast_source
 from ..ops.registry import find_op
 from . import json_legacy as legacy
 from .graph import Node, topo_order, variable_node
@@ -130,26 +131,55 @@ def dumps(value, indent: int = 0) -> str:
     return json.dumps(value)
 
 
-def to_json(sym) -> str:
+def to_json(sym, remove_amp_cast: bool = False) -> str:
     """``sym`` as MXNet symbol JSON text, laid out exactly as MXNet 1.9.1 writes it.
 
     Parameters
     ----------
     sym : Symbol
         The graph to write (all nodes reachable from its heads).
+    remove_amp_cast : bool
+        Leave out the ``amp_cast``/``amp_multicast`` nodes that other nodes read (their
+        readers read the cast input instead), as MXNet does; heads are kept.
 
     Returns
     -------
     str
         The JSON text (no trailing newline, like ``mx.sym.Symbol.tojson``).
     """
+    if remove_amp_cast:
+        sym = _without_amp_casts(sym)
     return dumps(to_dict(sym))
 
 
-def save(sym, fname: str) -> None:
-    """Write ``to_json(sym)`` to the file ``fname`` (through a temporary file and a
-    rename, so a failed write never leaves half a file in place of a good one)."""
-    write_atomically(fname, to_json(sym).encode("utf-8"))
+def _without_amp_casts(sym):
+    """A copy of ``sym`` whose nodes read through AMP casts (``ops.amp_casts``)."""
+    from .symbol import Symbol
+    copies: dict = {}
+
+    def read(entry):
+        node, i = entry
+        src = cast_source(node.op, i)
+        while src is not None:
+            node, i = node.inputs[src]
+            src = cast_source(node.op, i)
+        return (copies[id(node)], i)
+
+    changed = False
+    for node in topo_order(sym._heads):
+        inputs = [read(e) for e in node.inputs]
+        changed = changed or any(a[0] is not b[0] for a, b in zip(inputs, node.inputs))
+        copies[id(node)] = Node(node.op, node.name, node.attrs, inputs, node.extra)
+    if not changed:
+        return sym
+    return Symbol([(copies[id(n)], i) for n, i in sym._heads])
+
+
+def save(sym, fname: str, remove_amp_cast: bool = False) -> None:
+    """Write ``to_json(sym, remove_amp_cast)`` to the file ``fname`` (through a
+    temporary file and a rename, so a failed write never leaves half a file in place
+    of a good one)."""
+    write_atomically(fname, to_json(sym, remove_amp_cast).encode("utf-8"))
 
 
 # -- reading -----------------------------------------------------------------------

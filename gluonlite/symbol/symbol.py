@@ -338,14 +338,15 @@ class Symbol:
 
     # -- serialization and execution (other modules) ---------------------------------
     def tojson(self, remove_amp_cast: bool = True) -> str:
-        """The graph in MXNet's JSON format."""
+        """The graph in MXNet's JSON format (without the AMP casts that nodes read, when
+        ``remove_amp_cast``, as MXNet writes it)."""
         from .json_io import to_json
-        return to_json(self)
+        return to_json(self, remove_amp_cast)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         """Write :meth:`tojson` to ``fname`` (atomically: a temporary file, renamed)."""
         from .json_io import save
-        save(self, fname)
+        save(self, fname, remove_amp_cast)
 
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):

@@ -74,6 +74,14 @@ def _quantize_v2(x, out_type="int8", min_calib_range=None, max_calib_range=None)
     return [q, *(_r(-r, r) if kind == "int8" else _r(lo, hi))]
 
 
+def _quantize_asym(x, min_calib_range=None, max_calib_range=None):
+    lo, hi = (F(x.min()), F(x.max())) if min_calib_range is None else \
+        (F(min_calib_range), F(max_calib_range))
+    scale = F(255) / (hi - lo) if hi > lo else F(1)
+    shift = F(255) - hi * scale
+    return [_sat(x * scale + shift, "uint8"), *_r(scale, shift)]
+
+
 def _dequantize(q, lo, hi):
     r = _mabs(lo, hi)
     level = {np.dtype(np.int8): F(127.5), np.dtype(np.uint8): F(255.5),
@@ -220,6 +228,11 @@ SAMPLES = {
         Sample([_x], dict(out_type="auto", min_calib_range=-1.0, max_calib_range=1.3),
                ref=_quantize_v2),
         Sample([_x], dict(out_type="auto"), ref=_quantize_v2),
+    ],
+    "_contrib_quantize_asym": [
+        Sample([_x.reshape(3, 2, 2)], ref=_quantize_asym),
+        Sample([_x], dict(min_calib_range=-0.5, max_calib_range=1.0), ref=_quantize_asym),
+        Sample([np.full((2, 3), 0.7, np.float32)], ref=_quantize_asym),
     ],
     "_contrib_dequantize": [
         Sample([_q, *_r(-1.0, 2.0)], ref=_dequantize),
