@@ -15,7 +15,7 @@ from .. import autograd as _ag
 from ..autograd import _state
 from ..base import MXNetError
 from ..context import current_context
-from ..ndarray.invoke import _op_context
+from ..ndarray.invoke import _op_context, invoke
 from .graph_info import GraphInfo
 from .placement import move_to, unit_contexts
 from .plan import ForwardPlan, PlanOptions
@@ -53,12 +53,13 @@ def _debug_env() -> bool:
 class CachedOpCall:
     """The tape entry of one recorded CachedOp call (autograd's ``function`` role)."""
 
-    __slots__ = ("plan", "saved", "input_ctxs")
+    __slots__ = ("plan", "saved", "input_ctxs", "graph")
 
-    def __init__(self, plan: ForwardPlan, saved: list, input_ctxs=None):
+    def __init__(self, plan: ForwardPlan, saved: list, input_ctxs=None, graph=None):
         self.plan = plan
         self.saved = saved
         self.input_ctxs = input_ctxs  # a placed plan's gradients go back to these devices
+        self.graph = graph  # the CachedOp's Symbol (``autograd.get_symbol`` shows it)
 
     def _run_backward(self, out_grads: list) -> list:
         plan = self.plan
@@ -87,7 +88,10 @@ class CachedOp:
     flags : sequence of (str, value) pairs or dict
         ``static_alloc`` (planned buffers persist across calls), ``static_shape``,
         ``data_indices``/``param_indices`` (kept for Gluon), ``debug`` (poison freed
-        buffers; also the environment variable ``GLUONLITE_ENGINE_DEBUG=1``).
+        buffers; also the environment variable ``GLUONLITE_ENGINE_DEBUG=1``),
+        ``inline_limit`` (default 2: a recorded call of a graph of at most that many
+        operators, without ``static_alloc``, is put on the tape operator by operator,
+        as MXNet inlines it; a larger graph is one tape entry).
     """
 
     def __init__(self, sym, flags=()):
@@ -109,6 +113,9 @@ class CachedOp:
         self._group_default_ctx = self.flags.get("group_default_ctx")
         self._n_heads = len(self._info.heads)
         self._n_in = self._info.n_inputs
+        limit = self.flags.get("inline_limit", 2)
+        self._inline_limit = int(limit) if limit is not None else 2
+        self._inline = self._can_inline()
 
     # -- introspection ------------------------------------------------------------------
     def list_inputs(self) -> list:
@@ -131,6 +138,31 @@ class CachedOp:
         self._monitor_all = bool(monitor_all)
         self._plans.clear()
         self._last = None
+        self._inline = self._can_inline()
+
+    def _can_inline(self) -> bool:
+        """Whether a recorded call puts the graph's operators on the tape one by one
+        (MXNet's ``inline_limit``: a graph of at most that many operators, without
+        ``static_alloc``) instead of one entry for the whole call.
+
+        Graphs that read a hidden operator output, return an input as a head, place
+        operators on several devices or report to a monitor stay one entry.
+        """
+        info = self._info
+        if (self.static_alloc or self._group2ctx or self._monitor is not None
+                or len(info.units) > self._inline_limit):
+            return False
+        hidden = set()
+        for u in info.units:
+            n_vis = u.op.num_visible_outputs(u.attrs)
+            hidden.update(u.outs[n_vis:])
+        for u in info.units:
+            if hidden.intersection(u.ins):
+                return False
+        for h in info.heads:
+            if h < info.n_inputs or h in hidden:
+                return False
+        return True
 
     # -- plans --------------------------------------------------------------------------
     def _plan(self, datas, ctx, is_train: bool, mask):
@@ -224,6 +256,8 @@ class CachedOp:
         if _state.recording:
             parents, mask = self._grad_parents(inputs)
         plan = self._plan(datas, ctx, _state.training, mask)
+        if mask is not None and self._inline and not plan.scalar_heads:
+            return self._call_inline(inputs, out)
         if ctx.device_typeid == 2:
             with ctx.device():
                 heads, saved = plan.run(datas, mask is not None)
@@ -240,6 +274,27 @@ class CachedOp:
             outputs = [nd(h, ctx) for h in heads]
         if mask is not None:
             self._record(plan, saved, inputs, parents, outputs)
+        if out is not None:
+            outs = [out] if isinstance(out, nd) else list(out)
+            for o, y in zip(outs, outputs):
+                y.copyto(o)
+            outputs = outs
+        return outputs[0] if self._n_heads == 1 else outputs
+
+    def _call_inline(self, inputs, out):
+        """A recorded call run operator by operator, each one its own tape entry (so
+        ``autograd.get_symbol`` shows the operators, as MXNet does for inlined graphs)."""
+        info = self._info
+        nd = _NDArray or _nd_class()
+        values = list(inputs) + [None] * (info.n_slots - info.n_inputs)
+        for u in info.units:
+            res = invoke(u.op, [values[s] for s in u.ins], u.attrs)
+            if isinstance(res, nd):
+                values[u.outs[0]] = res
+            else:
+                for s, r in zip(u.outs, res):
+                    values[s] = r
+        outputs = [values[h] for h in info.heads]
         if out is not None:
             outs = [out] if isinstance(out, nd) else list(out)
             for o, y in zip(outs, outputs):
@@ -274,7 +329,7 @@ class CachedOp:
         input_ctxs = [x._ctx for x in inputs] if plan.head_ctxs is not None else None
         node = _ag.Node(None, None, parents, None, None, chunks, plan.oc.is_train,
                         plan.oc.ctx, [y.shape for y in outputs], [y._data.dtype for y in outputs],
-                        function=CachedOpCall(plan, saved, input_ctxs))
+                        function=CachedOpCall(plan, saved, input_ctxs, self._sym))
         for k, y in enumerate(outputs):
             y._entry = (node, k)
 

@@ -16,6 +16,9 @@ __all__ = ["GraphInfo", "OpUnit"]
 class OpUnit:
     """One operator step of a graph.
 
+    ``in_names`` are the names monitors give the inputs (MXNet's: the operator's listed
+    input names, else ``input0``, ``input1``, ...).
+
     ``op`` is an :class:`~gluonlite.ops.registry.OpDef` or any object with the same
     ``forward``/``backward``/``backward_uses``/``differentiable``/``random``/``name``
     (a fused group from GPU fusion fills this role).
@@ -89,7 +92,8 @@ class GraphInfo:
                 from .subgraph import runnable
                 attrs = runnable(attrs)
             self.units.append(OpUnit(node.op, attrs, node.name, ins, outs, node,
-                                     node.output_names(), node.op.input_names(node.attrs),
+                                     node.output_names(),
+                                     node.op.monitor_input_names(node.attrs),
                                      node.op.aux_indices(node.attrs) if node.op.aux_names
                                      else ()))
         self.n_slots = nxt

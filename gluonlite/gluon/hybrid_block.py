@@ -262,6 +262,10 @@ class HybridBlock(Block):
             Drop the traced graph so the next call traces again (default).
         backend : str, optional
             Subgraph backend; not supported (must be ``None``).
+        inline_limit : int
+            While autograd records, a graph of at most this many operators (without
+            ``static_alloc``) is recorded operator by operator (``autograd.get_symbol``
+            shows them) rather than as one ``_CachedOp`` call.
         """
         if backend is not None:
             raise MXNetError(f"hybridize: subgraph backend '{backend}' is not supported by "

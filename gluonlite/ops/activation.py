@@ -141,7 +141,7 @@ register(OpDef(
     infer_shape=same_shape_infer("Activation"), backward_uses=("outputs",),
     plot_style=_visual.activation_style,
     doc="Elementwise activation ``relu``, ``sigmoid``, ``tanh``, ``softrelu`` or "
-        "``softsign`` (MXNet ``Activation``)."))
+        "``softsign`` (MXNet ``Activation``).", listed_inputs=False))
 
 
 # -- LeakyReLU ------------------------------------------------------------------------

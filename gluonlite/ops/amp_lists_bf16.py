@@ -28,6 +28,7 @@ FP32_FUNCS = [
     "cast_storage", "Crop", "Dropout", "Embedding", "Flatten", "GridGenerator", "Pad",
     "Pooling_v1", "ROIPooling", "Reshape", "SequenceLast", "SequenceMask",
     "SequenceReverse", "SliceChannel", "SpatialTransformer", "SwapAxis", "UpSampling",
+    "_CachedOp",
     "_DivScalar", "_EqualScalar", "_GreaterScalar", "_GreaterEqualScalar", "_LesserScalar",
     "_LesserEqualScalar", "_LogicalAndScalar", "_LogicalOrScalar", "_LogicalXorScalar",
     "_MaximumScalar", "_MinimumScalar", "_MinusScalar", "_ModScalar", "_MulScalar",

@@ -17,6 +17,7 @@ FP16_FP32_FUNCS = [
     "cast_storage", "Crop", "Dropout", "Embedding", "Flatten", "GridGenerator", "Pad",
     "Pooling", "Pooling_v1", "ROIPooling", "Reshape", "SequenceLast", "SequenceMask",
     "SequenceReverse", "SliceChannel", "SpatialTransformer", "SwapAxis", "UpSampling",
+    "_CachedOp",
     "_DivScalar", "_EqualScalar", "_GreaterScalar", "_GreaterEqualScalar", "_LesserScalar",
     "_LesserEqualScalar", "_LogicalAndScalar", "_LogicalOrScalar", "_LogicalXorScalar",
     "_MaximumScalar", "_MinimumScalar", "_MinusScalar", "_ModScalar", "_MulScalar",

@@ -1,4 +1,6 @@
-"""Control-flow operators of MXNet's graphs: ``_foreach``, ``_while_loop`` and ``_cond``.
+"""Control-flow operators of MXNet's graphs: ``_foreach``, ``_while_loop`` and ``_cond``
+(and ``_CachedOp``, one subgraph run as one node: what ``autograd.get_symbol`` shows
+for a recorded call of a hybridized block).
 
 A node of these operators carries subgraphs (the ``subgraphs`` of the node in
 ``-symbol.json``): the loop body; the loop's condition and step; the predicate and the
@@ -43,7 +45,7 @@ from ..base import MXNetError
 from .attrs import Attr
 from .registry import OpDef, register
 
-__all__ = ["FOREACH", "WHILE_LOOP", "COND"]
+__all__ = ["FOREACH", "WHILE_LOOP", "COND", "CACHED_OP"]
 
 
 def _locs():
@@ -457,3 +459,41 @@ COND = register(OpDef(
     doc="Run one of two subgraphs as a predicate subgraph says (a graph node of "
         "``sym.contrib.cond``).", **_COMMON))
 
+
+
+# -- _CachedOp -------------------------------------------------------------------------
+def _cached_infer_shape(attrs, in_shapes):
+    (sub,) = _subgraphs(attrs, "_CachedOp", 1)
+    ins = [_merge(s, None) for s in in_shapes]
+    s_in, s_out = sub.infer_shape(ins)
+    return [_merge(a, b) for a, b in zip(ins, s_in)], list(s_out)
+
+
+def _cached_infer_type(op, attrs, in_dtypes):
+    (sub,) = _subgraphs(attrs, "_CachedOp", 1)
+    s_in, s_out = sub.infer_type(list(in_dtypes))
+    return list(s_in), list(s_out)
+
+
+def _cached_forward(oc, attrs, inputs, out, keep_state: bool = False):
+    (sub,) = _subgraphs(attrs, "_CachedOp", 1)
+    res, state = sub.run(oc, list(inputs), keep_state)
+    results = _write(list(res), out)
+    return (results, state) if keep_state else results
+
+
+def _cached_backward(oc, attrs, inputs, outputs, out_grads, need=None, state=None):
+    (sub,) = _subgraphs(attrs, "_CachedOp", 1)
+    if state is None:
+        _, state = _cached_forward(oc, attrs, inputs, None, keep_state=True)
+    return _finish_grads(oc.xp, inputs, list(sub.backward(oc, state, list(out_grads))), need)
+
+
+CACHED_OP = register(OpDef(
+    "_CachedOp", _cached_forward, backward=_cached_backward, num_subgraphs=1,
+    attrs={"num_args": Attr("int"), "num_outputs": Attr("int"),
+           "subgraphs": Attr("object", ())},
+    inputs=_subgraph_inputs(1), infer_shape=_cached_infer_shape,
+    infer_type=_cached_infer_type,
+    doc="Run a subgraph on the node's inputs, in order (the node ``autograd.get_symbol`` "
+        "gives a recorded call of a hybridized block).", **_COMMON))

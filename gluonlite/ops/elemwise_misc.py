@@ -76,13 +76,14 @@ register(OpDef("_copy", _copy_forward, backward=_pass_backward,
                infer_shape=same_shape_infer("_copy"), aliases=("identity",),
                cuda="y = x", cuda_grad=("1",), fuse_int=True, backward_uses=(),
                backward_graph=_pass_graph,
-               doc="Copy of the input (MXNet ``identity``)."))
+               doc="Copy of the input (MXNet ``identity``).", listed_inputs=False))
 register(OpDef("BlockGrad", _copy_forward, backward=_zero_backward,
                infer_shape=same_shape_infer("BlockGrad"), aliases=("stop_gradient",),
                cuda="y = x", cuda_grad=("0",), fuse_int=True, backward_uses=(),
                zero_gradient=True,
                backward_graph=_zero_graph,
-               doc="Copy of the input that stops the gradient (zero gradient)."))
+               doc="Copy of the input that stops the gradient (zero gradient).",
+               listed_inputs=False))
 
 
 def _like_rhs_backward(oc, attrs, inputs, outputs, out_grads):
@@ -115,11 +116,11 @@ def _fill_forward(value):
 register(OpDef("zeros_like", _fill_forward(0), backward=_zero_backward,
                infer_shape=same_shape_infer("zeros_like"), cuda="y = 0", cuda_grad=("0",),
                fuse_int=True, backward_uses=(), backward_graph=_zero_graph,
-               doc="Zeros with the shape and dtype of the input."))
+               doc="Zeros with the shape and dtype of the input.", listed_inputs=False))
 register(OpDef("ones_like", _fill_forward(1), backward=_zero_backward,
                infer_shape=same_shape_infer("ones_like"), cuda="y = 1", cuda_grad=("0",),
                fuse_int=True, backward_uses=(), backward_graph=_zero_graph,
-               doc="Ones with the shape and dtype of the input."))
+               doc="Ones with the shape and dtype of the input.", listed_inputs=False))
 
 
 # -- Cast, amp_cast --------------------------------------------------------------------------
@@ -176,7 +177,8 @@ register(OpDef("Cast", _cast_forward, backward=_cast_back_backward,
                attrs={"dtype": Attr("dtype")}, infer_shape=same_shape_infer("Cast"),
                infer_type=_cast_infer_type, aliases=("cast",), backward_uses=("inputs",),
                backward_graph=_cast_back_graph,
-               doc="Cast to ``dtype`` (float to integer truncates toward zero)."))
+               doc="Cast to ``dtype`` (float to integer truncates toward zero).",
+               listed_inputs=False))
 register(OpDef("amp_cast", _amp_cast_forward, backward=_cast_back_backward,
                attrs={"dtype": Attr("dtype")}, infer_shape=same_shape_infer("amp_cast"),
                infer_type=_amp_cast_infer_type, backward_uses=("inputs",),
@@ -283,7 +285,7 @@ register(OpDef("clip", _clip_forward, backward=_clip_backward, cuda_fn=_clip_cud
                infer_shape=same_shape_infer("clip"), backward_uses=("inputs",),
                backward_graph=_clip_graph,
                doc="Clip to ``[a_min, a_max]``; the gradient passes where "
-                   "``a_min <= x <= a_max``."))
+                   "``a_min <= x <= a_max``.", listed_inputs=False))
 
 
 # -- smooth_l1 ------------------------------------------------------------------------------------
@@ -330,4 +332,5 @@ def _sl1_cuda(attrs, dtype):
 register(OpDef("smooth_l1", _sl1_forward, backward=_sl1_backward, cuda_fn=_sl1_cuda,
                attrs={"scalar": Attr("float", 1.0)}, infer_shape=same_shape_infer("smooth_l1"),
                backward_uses=("inputs",), backward_graph=_sl1_graph,
-               doc="Smooth L1: ``0.5 (s x)^2`` for ``|x| < 1/s^2``, else ``|x| - 0.5/s^2``."))
+               doc="Smooth L1: ``0.5 (s x)^2`` for ``|x| < 1/s^2``, else ``|x| - 0.5/s^2``.",
+               listed_inputs=False))

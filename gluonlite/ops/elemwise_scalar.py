@@ -152,4 +152,5 @@ for _name, _math, _rev, _alias, _uses in _SCALAR:
         backward_uses=_uses if not _m.zero_grad else (),
         backward_graph=_make_graph(_m, _rev),
         doc=f"Elementwise ``{_math}`` of an array and a scalar"
-            f"{' (scalar on the left)' if _rev else ''} (MXNet ``{_name}``)."))
+            f"{' (scalar on the left)' if _rev else ''} (MXNet ``{_name}``).",
+            listed_inputs=False))

@@ -204,7 +204,8 @@ def _sliced_shape(key, shape):
     return tuple(out)
 
 
-def _register_slicer(name, key_fn, inputs=("data",), attrs=None, aliases=(), doc=""):
+def _register_slicer(name, key_fn, inputs=("data",), attrs=None, aliases=(), doc="",
+                     listed_inputs=True):
     def forward(oc, attrs_, ins, out):
         key = key_fn(attrs_, [a.shape for a in ins])
         return [put(out, 0, ins[0][key].copy())]
@@ -223,7 +224,8 @@ def _register_slicer(name, key_fn, inputs=("data",), attrs=None, aliases=(), doc
         return shapes, [_sliced_shape(key_fn(attrs_, shapes), shapes[0])]
 
     register(OpDef(name, forward, backward=backward, inputs=inputs, attrs=attrs or {},
-                   aliases=aliases, infer_shape=infer, backward_uses=("inputs",), doc=doc))
+                   aliases=aliases, infer_shape=infer, backward_uses=("inputs",), doc=doc,
+                   listed_inputs=listed_inputs))
 
 
 def _slice_axis_key(attrs, shapes):
@@ -257,9 +259,9 @@ def _slice_like_key(attrs, shapes):
 
 _register_slicer("slice", lambda attrs, shapes: _slice_key(attrs, shapes[0]),
                  attrs={"begin": Attr("shape"), "end": Attr("shape"), "step": Attr("shape", ())},
-                 aliases=("crop",),
+                 aliases=("crop",), listed_inputs=False,
                  doc="Slice with per-axis begin/end/step (``None`` entries, negative steps).")
-_register_slicer("slice_axis", _slice_axis_key,
+_register_slicer("slice_axis", _slice_axis_key, listed_inputs=False,
                  attrs={"axis": Attr("int"), "begin": Attr("int"),
                         "end": Attr("int", optional=True)},
                  doc="Slice ``[begin, end)`` along one axis (``end=None``: to the end).")

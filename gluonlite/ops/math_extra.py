@@ -83,7 +83,7 @@ register(OpDef("hard_sigmoid", _hs_forward, backward=_hs_backward,
                attrs={"alpha": Attr("float", 0.2), "beta": Attr("float", 0.5)},
                infer_shape=same_shape_infer("hard_sigmoid"), backward_uses=("outputs",),
                cuda_fn=_hs_cuda,
-               doc="``max(0, min(1, alpha * x + beta))`` elementwise."))
+               doc="``max(0, min(1, alpha * x + beta))`` elementwise.", listed_inputs=False))
 
 
 # -- cumsum ------------------------------------------------------------------------------

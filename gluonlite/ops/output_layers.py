@@ -252,5 +252,6 @@ register(OpDef(
     "make_loss", _identity_forward, backward=_make_loss_backward,
     infer_shape=same_shape_infer("make_loss"), backward_uses=("outputs",),
     output_names=("loss",),  # MXNet lists it as ``<name>_loss``
-    doc="Identity forward whose gradient is ones, ignoring the head gradient."))
+    doc="Identity forward whose gradient is ones, ignoring the head gradient.",
+    listed_inputs=False))
 

@@ -170,7 +170,8 @@ for _kind in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod"):
                    infer_shape=_reduce_infer(_kind), aliases=_ALIASES.get(_kind, ()),
                    backward_uses=_USES.get(_kind, ("inputs", "outputs")),
                    backward_graph=_GRAPHS.get(_kind),
-                   doc=f"Reduce with {_kind} over ``axis`` (all axes when None)."))
+                   doc=f"Reduce with {_kind} over ``axis`` (all axes when None).",
+                   listed_inputs=False))
 
 
 # -- norm -------------------------------------------------------------------------------
@@ -233,7 +234,7 @@ register(OpDef("norm", _norm_fwd, backward=_norm_bwd,
                attrs={"ord": Attr("int", 2), "axis": Attr("shape", None),
                       "out_dtype": Attr("dtype", None), "keepdims": Attr("bool", False)},
                infer_shape=_norm_infer, infer_type=_norm_type,
-               doc="The 1- or 2-norm over ``axis`` (all axes when None)."))
+               doc="The 1- or 2-norm over ``axis`` (all axes when None).", listed_inputs=False))
 
 
 # -- argmax / argmin / argmax_channel ------------------------------------------------------
@@ -272,7 +273,7 @@ for _kind in ("argmax", "argmin"):
     register(OpDef(_kind, _f, attrs={"axis": Attr("int", None), "keepdims": Attr("bool", False)},
                    infer_shape=_i, differentiable=False,
                    doc=f"Indices of the {_kind[3:]}imum along ``axis`` (flattened when None), "
-                       "in the input dtype."))
+                       "in the input dtype.", listed_inputs=False))
 
 
 def _argmax_channel_fwd(oc, attrs, inputs, out):

@@ -254,6 +254,11 @@ class OpDef:
     open_attrs : bool
         Accept undeclared attributes and keep them as strings (``str(value)``), the
         way MXNet passes ``Custom``'s keyword arguments to the user's operator.
+    listed_inputs : bool
+        Whether MXNet's operator lists its input names (``FListInputNames``): monitors
+        and ``register_op_hook`` name a node's inputs ``<node>_<input name>``; without
+        (``False``: most unary, scalar, reduction and shape operators) they name them
+        ``<node>_input0``, ``<node>_input1``, ... (see :meth:`monitor_input_names`).
     """
 
     def __init__(self, name: str, forward: Callable, *, backward: Callable | None = None,
@@ -279,8 +284,9 @@ class OpDef:
                  grad_stypes: Callable | None = None,
                  summary_params: Callable | None = None,
                  plot_style: Callable | None = None, zero_gradient: bool = False,
-                 num_subgraphs: int = 0):
+                 num_subgraphs: int = 0, listed_inputs: bool = True):
         self.name = name
+        self.listed_inputs = listed_inputs
         self.num_subgraphs = num_subgraphs
         self.saved_state = saved_state
         self.capturable = capturable
@@ -410,6 +416,14 @@ class OpDef:
     def num_visible_outputs(self, attrs: OpAttrs) -> int:
         """Number of outputs the user sees."""
         return self._num_visible(attrs)
+
+    def monitor_input_names(self, attrs: OpAttrs) -> tuple:
+        """Names a monitor gives the inputs (MXNet: the listed input names, else
+        ``input0``, ``input1``, ...)."""
+        names = self.input_names(attrs)
+        if self.listed_inputs:
+            return names
+        return tuple(f"input{i}" for i in range(len(names)))
 
     def output_names(self, attrs: OpAttrs) -> tuple:
         """Names of the outputs (``output``, or ``output0``, ``output1``, ...)."""

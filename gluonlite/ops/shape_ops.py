@@ -33,7 +33,7 @@ def _reshape_bwd(oc, attrs, inputs, outputs, out_grads):
 
 
 def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("data",),
-                       infer_type=None, plot_style=None):
+                       infer_type=None, plot_style=None, listed_inputs=True):
     """Register an operator whose output is input 0 reshaped to ``target(attrs, shapes)``."""
     def forward(oc, attrs_, ins, out):
         shape = target(attrs_, [a.shape for a in ins])
@@ -65,7 +65,7 @@ def _register_reshaper(name, target, attrs=None, aliases=(), doc="", inputs=("da
     register(OpDef(name, forward, backward=backward, attrs=attrs or {}, aliases=aliases,
                    infer_shape=infer, inputs=inputs, backward_uses=("inputs",),
                    backward_graph=graph, doc=doc, infer_shape_outputs=True,
-                   plot_style=plot_style,
+                   plot_style=plot_style, listed_inputs=listed_inputs,
                    **({"infer_type": infer_type} if infer_type else {})))
 
 
@@ -97,7 +97,7 @@ def _reshape_target(attrs, shapes, partial=False):
 
 
 _register_reshaper(
-    "Reshape", _reshape_target,
+    "Reshape", _reshape_target, listed_inputs=False,
     attrs={"shape": Attr("shape", ()), "reverse": Attr("bool", False),
            "target_shape": Attr("shape", ()), "keep_highest": Attr("bool", False)},
     aliases=("reshape",), plot_style=_visual.family("shape"),
@@ -113,7 +113,7 @@ def _flatten_target(attrs, shapes, partial=False):
     return (s[0], _prod(s[1:]))
 
 
-_register_reshaper("Flatten", _flatten_target, aliases=("flatten",),
+_register_reshaper("Flatten", _flatten_target, aliases=("flatten",), listed_inputs=False,
                    plot_style=_visual.family("shape"), doc="Collapse every axis after the first: (N, d1, d2, ...) -> (N, d1*d2*...).")
 
 
@@ -128,6 +128,7 @@ def _expand_target(attrs, shapes, partial=False):
 
 
 _register_reshaper("expand_dims", _expand_target, attrs={"axis": Attr("int")},
+                   listed_inputs=False,
                    doc="Insert a new axis of size 1 at ``axis``.")
 
 
@@ -226,7 +227,7 @@ def _transpose_infer(attrs, in_shapes):
 register(OpDef("transpose", _transpose_fwd, backward=_transpose_bwd,
                attrs={"axes": Attr("shape", ())}, infer_shape=_transpose_infer,
                backward_uses=(), backward_graph=_transpose_graph,
-               doc="Permute the axes (reverse them when ``axes`` is empty)."))
+               doc="Permute the axes (reverse them when ``axes`` is empty).", listed_inputs=False))
 
 
 def _swap_perm(attrs, shape):
@@ -333,8 +334,9 @@ def _int64_type(op, attrs, in_dtypes):
 
 register(OpDef("shape_array", _shape_array_fwd, differentiable=False,
                infer_shape=lambda attrs, s: (s, [None if s[0] is None else (max(len(s[0]), 1),)]),
-               infer_type=_int64_type, doc="The shape of the input as an int64 array."))
+               infer_type=_int64_type, doc="The shape of the input as an int64 array.",
+               listed_inputs=False))
 register(OpDef("size_array", _size_array_fwd, differentiable=False,
                infer_shape=lambda attrs, s: (s, [(1,)]),
                infer_type=_int64_type,
-               doc="The size of the input as an int64 array of shape (1,)."))
+               doc="The size of the input as an int64 array of shape (1,).", listed_inputs=False))

@@ -139,7 +139,7 @@ register(OpDef("topk", _topk_fwd, backward=_topk_bwd,
                num_visible_outputs=lambda attrs: 1 if attrs.ret_typ != "both" else 2,
                infer_shape=_topk_infer, infer_type=_topk_type, backward_uses=("inputs",),
                doc="The k largest (or smallest) elements along ``axis``: values, indices, "
-                   "a mask, or values and indices."))
+                   "a mask, or values and indices.", listed_inputs=False))
 
 
 # -- sort / argsort -----------------------------------------------------------------------------
@@ -204,4 +204,5 @@ register(OpDef("argsort", _argsort_fwd,
                       "dtype": Attr("str", "float32", choices=_INDEX_DTYPES)},
                infer_shape=_argsort_infer, differentiable=False,
                infer_type=lambda op, attrs, d: (d, [np.dtype(attrs.dtype)]),
-               doc="Indices that sort along ``axis`` (stable), in ``dtype``."))
+               doc="Indices that sort along ``axis`` (stable), in ``dtype``.",
+               listed_inputs=False))

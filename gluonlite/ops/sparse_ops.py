@@ -260,6 +260,7 @@ def _scatter_scalar(name: str, sign: float):
     register(OpDef(
         name, forward, backward=backward, attrs={"scalar": Attr("float")},
         infer_shape=same_shape_infer(name), sparse_forward=sparse, backward_uses=(),
+        listed_inputs=False,
         doc=f"``x {'+' if sign > 0 else '-'} scalar``; on a sparse ``x`` only its stored "
             f"values change and the result keeps its storage (MXNet's ``{name}``)."))
 

@@ -34,7 +34,8 @@ def _broadcast_result(op, src, dst, shapes):
     return tuple(out)
 
 
-def _register_broadcast(name, target, inputs=("data",), attrs=None, aliases=(), doc=""):
+def _register_broadcast(name, target, inputs=("data",), attrs=None, aliases=(), doc="",
+                        listed_inputs=True):
     def forward(oc, attrs_, ins, out):
         shape = target(attrs_, [a.shape for a in ins])
         y = oc.xp.broadcast_to(ins[0], shape)
@@ -57,7 +58,7 @@ def _register_broadcast(name, target, inputs=("data",), attrs=None, aliases=(), 
 
     register(OpDef(name, forward, backward=backward, inputs=inputs, attrs=attrs or {},
                    aliases=aliases, infer_shape=infer, backward_uses=("inputs",),
-                   backward_graph=graph, doc=doc))
+                   backward_graph=graph, doc=doc, listed_inputs=listed_inputs))
 
 
 def _bto_target(attrs, shapes):
@@ -99,6 +100,7 @@ _register_broadcast("broadcast_like", _blike_target, inputs=("lhs", "rhs"),
                     attrs={"lhs_axes": Attr("shape", None), "rhs_axes": Attr("shape", None)},
                     doc="Broadcast lhs to the shape of rhs (or only the given axes).")
 _register_broadcast("broadcast_axis", _baxis_target, aliases=("broadcast_axes",),
+                    listed_inputs=False,
                     attrs={"axis": Attr("shape", ()), "size": Attr("shape", ())},
                     doc="Broadcast the size-1 axes ``axis`` to ``size``.")
 

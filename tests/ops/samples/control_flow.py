@@ -1,4 +1,4 @@
-"""Samples for ``_foreach``, ``_while_loop`` and ``_cond`` (``control_flow.py``).
+"""Samples for ``_foreach``, ``_while_loop``, ``_cond`` and ``_CachedOp`` (``control_flow.py``).
 
 The operators run whatever subgraph objects their ``subgraphs`` attribute holds (the
 protocol in :mod:`gluonlite.ops.control_flow`); here each subgraph is a small NumPy
@@ -135,6 +135,17 @@ def _cond_ref(p, a, b, **attrs):
     return [a * b, a + 1] if p[0] != 0 else [2 * b, b - 1]
 
 
+# _CachedOp: node inputs [a, b] -> the subgraph's [a * b, a + 1]
+_CACHED_ATTRS = dict(
+    num_args=3, num_outputs=2,
+    subgraphs=(_Body(lambda xp, a, b: [a * b, a + 1],
+                     lambda xp, ins, g: [g[0] * ins[1] + g[1], g[0] * ins[0]], 2),))
+
+
+def _cached_ref(a, b, **attrs):
+    return [a * b, a + 1]
+
+
 _x = _rng.normal(size=(4, 3))
 _s = _rng.normal(size=(3,))
 _w = _rng.normal(size=(3,))
@@ -160,5 +171,8 @@ SAMPLES = {
     "_cond": [
         Sample([np.ones(1), _ab, _bb], _COND_ATTRS, ref=_cond_ref, grad=[1, 2]),
         Sample([np.zeros(1), _ab, _bb], _COND_ATTRS, ref=_cond_ref, grad=[1, 2]),
+    ],
+    "_CachedOp": [
+        Sample([_ab, _bb], _CACHED_ATTRS, ref=_cached_ref),
     ],
 }
