@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ..util import is_np_shape
 from .attrs import Attr
 from .common import fail, norm_axis, put
 from .gather import cast_scalar
@@ -34,6 +35,10 @@ def _no_inputs_type(op, attrs, in_dtypes):
 def _check_shape(op: str, shape) -> tuple:
     """The output shape; unknown (0) dimensions raise, as in MXNet 1.x."""
     shape = tuple(shape)
+    if is_np_shape():  # npx.set_np(): 0 is a zero-size axis, () a 0-d array
+        if any(d is None or d < 0 for d in shape):
+            fail(op, f"the output shape {shape} has a negative dimension")
+        return shape
     if not shape or any(d is None or d <= 0 for d in shape):
         fail(op, f"the output shape {shape} is not fully given; pass shape=(d0, d1, ...)")
     return shape

@@ -151,7 +151,7 @@ def _unary(name, fwd, dfdx, cuda, cuda_grad, aliases=(), uses=("inputs", "output
                    infer_shape=same_shape_infer(name), aliases=aliases,
                    cuda=cuda, cuda_grad=(cuda_grad,) if cuda_grad else None,
                    fuse_int=fuse_int, backward_uses=uses, backward_graph=backward_graph,
-                   doc=doc or f"Elementwise ``{name}``."))
+                   doc=doc or f"Elementwise ``{name}``.", listed_inputs=False))
 
 
 # -- relu: a cached 0-d zero per (array module, dtype) keeps xp.maximum fast ----------
@@ -186,7 +186,8 @@ def _relu_graph(F, attrs, inputs, outputs, out_grads):
 register(OpDef("relu", _relu_forward, backward=_relu_backward,
                infer_shape=same_shape_infer("relu"), cuda="y = (x > 0 || x != x) ? x : 0",
                cuda_grad=("y > 0 ? 1 : 0",), fuse_int=True, backward_uses=("outputs",),
-               backward_graph=_relu_graph, doc="Rectified linear unit ``max(x, 0)``."))
+               backward_graph=_relu_graph, doc="Rectified linear unit ``max(x, 0)``.",
+               listed_inputs=False))
 
 
 # -- rounding (MXNet semantics) -------------------------------------------------------
@@ -243,7 +244,8 @@ _unary("square", lambda xp, x: xp.square(x), lambda xp, x, y: 2 * x, "y = x * x"
 # -- exponentials, logarithms, powers ---------------------------------------------------
 def _sigmoid(xp, x):
     # one temporary, updated in place (1 / (1 + exp(-x)) makes three)
-    y = xp.negative(x)
+    y = xp.empty_like(x)  # an array for 0-d x too (ufuncs return scalars there)
+    xp.negative(x, out=y)
     xp.exp(y, out=y)
     y += 1
     return xp.reciprocal(y, out=y)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import random_sample as rs
+from ..util import is_np_shape
 from .attrs import Attr
 from .common import fail, put
 from .registry import OpDef, register
@@ -35,6 +36,10 @@ def _out_dtype(op: str, dtype, allowed=_FLOATS, default=_F32) -> np.dtype:
 
 def _shape(op: str, shape) -> tuple:
     shape = tuple(shape)
+    if is_np_shape():  # npx.set_np(): 0 is a zero-size axis, () a 0-d array
+        if any(d is None or d < 0 for d in shape):
+            fail(op, f"the output shape {shape} has a negative dimension")
+        return shape
     if not shape or any(d is None or d <= 0 for d in shape):
         fail(op, f"the output shape {shape} is not fully given; pass shape=(d0, d1, ...)")
     return shape
@@ -290,7 +295,7 @@ register(OpDef(
     aliases=("sample_multinomial",), random=True, backward_uses=("inputs", "outputs"),
     doc="Draw category indices from the distributions along the last axis of ``data``; "
         "``get_prob`` adds the log-probability of each draw, whose gradient flows to "
-        "``data`` (MXNet ``sample_multinomial``)."))
+        "``data`` (MXNet ``sample_multinomial``).", listed_inputs=False))
 
 
 # -- shuffle ----------------------------------------------------------------------------------

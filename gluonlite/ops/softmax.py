@@ -44,6 +44,8 @@ def _softmax_core(xp, x, axis, temperature, mask=None, log=False):
         x = x / temperature
     if mask is not None:
         x = xp.where(mask, x, -xp.inf)
+    if x.size == 0:  # nothing to normalize (max has no identity on an empty axis)
+        return x.copy()
     m = x.max(axis=axis, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0)
     z = x - m
@@ -65,6 +67,9 @@ def _make_forward(op, kind):
         xp = oc.xp
         x = inputs[0]
         _check_float(op, x)
+        if x.ndim == 0 and not attrs.use_length:  # mx.np's 0-d arrays: one element
+            y = forward(oc, attrs, [x.reshape(1)], None)[0]
+            return [put(out, 0, y.reshape(()))]
         axis = norm_axis(op, attrs.axis, x.ndim)
         odt = _out_dtype(attrs, x.dtype)
         xc = x.astype(_compute_dtype(x.dtype, odt), copy=False)
@@ -91,6 +96,10 @@ def _make_backward(kind):
         xp = oc.xp
         x = inputs[0]
         y = outputs[0]
+        if x.ndim == 0:  # mx.np's 0-d arrays: one element
+            grads = backward(oc, attrs, [x.reshape(1)] + list(inputs[1:]), [y.reshape(1)],
+                             [out_grads[0].reshape(1)])
+            return [grads[0].reshape(())] + grads[1:]
         axis = norm_axis("softmax", attrs.axis, x.ndim)
         cdt = _compute_dtype(x.dtype, y.dtype)
         y = y.astype(cdt, copy=False)
@@ -144,7 +153,7 @@ def _common_attrs():
     }
 
 
-def _register(name, kind, doc, with_length):
+def _register(name, kind, doc, with_length, listed_inputs=True):
     if with_length:
         inputs = lambda attrs: ("data", "length") if attrs.use_length else ("data",)  # noqa: E731
     else:
@@ -157,13 +166,13 @@ def _register(name, kind, doc, with_length):
                    infer_shape=_softmax_infer_shape(name), infer_type=_softmax_infer_type,
                    # one shape in and out, except softmax's length input
                    elementwise=lambda attrs: not attrs.use_length,
-                   backward_uses=("inputs", "outputs"), doc=doc))
+                   backward_uses=("inputs", "outputs"), doc=doc, listed_inputs=listed_inputs))
 
 
 _register("softmax", "softmax", "Softmax along ``axis`` (MXNet ``softmax``).", True)
 _register("log_softmax", "log", "Log-softmax along ``axis`` (MXNet ``log_softmax``).", False)
 _register("softmin", "softmin", "Softmax of ``-data`` along ``axis`` (MXNet ``softmin``).",
-          False)
+          False, listed_inputs=False)
 
 
 # -- SoftmaxActivation ------------------------------------------------------------------
@@ -200,4 +209,4 @@ register(OpDef(
     infer_shape=lambda attrs, s: ([s[0]], [s[0]]), elementwise=True,
     backward_uses=("outputs",),
     doc="Softmax over the last axis (instance) or axis 1 (channel) "
-        "(MXNet ``SoftmaxActivation``)."))
+        "(MXNet ``SoftmaxActivation``).", listed_inputs=False))

@@ -143,6 +143,9 @@ def concatenate(seq, axis=0, out=None) -> ndarray:
         arrs = [ravel(x) for x in arrs]
         axis = 0
     arrs = _promote_all(arrs)
+    if builtins.any(x.ndim == 0 for x in arrs):
+        raise MXNetError("concatenate: zero-dimensional arrays cannot be concatenated "
+                         f"(shapes {[x.shape for x in arrs]})")
     if len(arrs) == 1:
         return _out(arrs[0].copy(), out)
     return _out(apply("Concat", arrs, dim=axis % arrs[0].ndim, num_args=len(arrs)), out)
@@ -254,10 +257,30 @@ def tile(A, reps) -> ndarray:  # noqa: N803
 
 
 def repeat(a, repeats, axis=None) -> ndarray:
+    """``a``'s elements each repeated ``repeats`` times (one count for all, or one per
+    element along ``axis``) along ``axis`` (of the flattened array when None).
+
+    Parameters
+    ----------
+    a : ndarray
+        The input.
+    repeats : int, or sequence / ndarray of ints
+        The number of repetitions.
+    axis : int, optional
+        The axis to repeat along.
+
+    Returns
+    -------
+    ndarray
+    """
     a = _arr(a)
-    if not isinstance(repeats, numbers.Integral):
-        raise NotImplementedError("repeat: only an integer number of repeats is supported")
-    return apply("repeat", [a], repeats=int(repeats), axis=axis)
+    if isinstance(repeats, numbers.Integral):
+        return apply("repeat", [a], repeats=int(repeats), axis=axis)
+    reps = onp.asarray(repeats.asnumpy() if isinstance(repeats, NDArray) else repeats)
+    if reps.dtype.kind not in "iu" and not onp.array_equal(reps, onp.round(reps)):
+        raise NpTypeError(f"repeat: repeats must be integers, got {reps.dtype}")
+    return apply("_npi_repeats", [a], repeats=tuple(int(r) for r in reps.reshape(-1)),
+                 axis=axis)
 
 
 def flip(m, axis=None, out=None) -> ndarray:
@@ -415,84 +438,80 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
     return res
 
 
-def _normalize_positions(name, obj, n, allow_end):
-    pos = onp.asarray(obj.asnumpy() if isinstance(obj, NDArray) else obj)
-    if pos.dtype == onp.bool_:
-        if pos.shape != (n,):
-            raise NpValueError(f"{name}: a boolean index of shape {pos.shape} does not fit an "
-                               f"axis of size {n}")
-        pos = onp.flatnonzero(pos)
-    if pos.dtype.kind not in "iu":
-        raise NpTypeError(f"{name}: index arrays must be integers, got {pos.dtype}")
-    pos = pos.astype(onp.int64)
-    hi = n + 1 if allow_end else n
-    if pos.size and (pos.min() < -hi + (1 if allow_end else 0) or pos.max() >= hi):
-        raise NpIndexError(f"{name}: index {pos.tolist()} is out of bounds for an axis of "
-                           f"size {n}")
-    return onp.where(pos < 0, pos + n, pos)
+def _position_attrs(obj) -> dict:
+    """The attributes naming the positions ``obj`` (an int or a slice) of the
+    ``_npi_insert_*``/``_npi_delete`` operators; empty for a position array."""
+    if isinstance(obj, slice):
+        return dict(start=obj.start, stop=obj.stop, step=1 if obj.step is None else obj.step)
+    if isinstance(obj, numbers.Integral) and not isinstance(obj, bool):
+        return dict(int_ind=int(obj))
+    return {}
+
+
+def _position_array(obj, ctx) -> ndarray:
+    if isinstance(obj, NDArray):
+        return obj
+    pos = onp.asarray(obj)
+    return _host_array(pos, onp.bool_ if pos.dtype == onp.bool_ else onp.int64, ctx)
 
 
 def delete(arr, obj, axis=None) -> ndarray:
-    """``arr`` without the entries ``obj`` (an int, slice or int/bool array) along
-    ``axis`` (of the flattened array when None)."""
+    """``arr`` without the entries ``obj`` along ``axis`` (of the flattened array when
+    None).
+
+    Parameters
+    ----------
+    arr : ndarray
+        The input.
+    obj : int, slice or array of ints
+        The positions to remove (negative ones counted from the end).
+    axis : int, optional
+        The axis to delete along.
+
+    Returns
+    -------
+    ndarray
+        A copy of ``arr`` without the entries at ``obj``.
+    """
     a = _arr(arr)
-    if axis is None:
-        a, axis = ravel(a), 0
-    axis = _norm_axis("delete", axis, a.ndim)
-    n = a.shape[axis]
-    if isinstance(obj, slice):
-        drop = onp.arange(n)[obj]
-    else:
-        drop = _normalize_positions("delete", obj, n, False)
-    keep = onp.setdiff1d(onp.arange(n), drop.reshape(-1))
-    return take(a, _host_array(keep, onp.int64, a.context), axis=axis)
+    attrs = _position_attrs(obj)
+    if attrs:
+        return apply("_npi_delete", [a], axis=axis, **attrs)
+    return apply("_npi_delete", [a, _position_array(obj, a.context)], axis=axis)
 
 
 def insert(arr, obj, values, axis=None) -> ndarray:
     """``values`` inserted into ``arr`` before the positions ``obj`` along ``axis`` (of
-    the flattened array when None); NumPy's rules for scalar and array ``obj``."""
+    the flattened array when None), with NumPy's rules for scalar and array ``obj``.
+
+    Parameters
+    ----------
+    arr : ndarray
+        The input.
+    obj : int, slice or array of ints
+        Positions before which ``values`` are inserted.
+    values : ndarray or scalar
+        The values, cast to ``arr``'s dtype and broadcast.
+    axis : int, optional
+        The axis to insert along.
+
+    Returns
+    -------
+    ndarray
+        A copy of ``arr`` with ``values`` inserted.
+    """
     a = _arr(arr)
-    if axis is None:
-        a, axis = ravel(a), 0
-    axis = _norm_axis("insert", axis, a.ndim)
-    n = a.shape[axis]
-    vals = _arr(values, a.context).astype(a.dtype, copy=False)
-    if isinstance(obj, slice):
-        pos = onp.arange(*obj.indices(n))
-        scalar_pos = False
+    if _is_scalar(values):
+        inputs, kw = [a], dict(val=float(values))
     else:
-        pos = _normalize_positions("insert", obj, n, True)
-        scalar_pos = pos.ndim == 0
-    if scalar_pos:
-        # a scalar position inserts ``values`` (as at least ``a.ndim``-d, its first axis
-        # moved to ``axis``) as one block whose other axes broadcast
-        if vals.ndim < a.ndim:
-            vals = reshape(vals, (1,) * (a.ndim - vals.ndim) + vals.shape)
-        vals = moveaxis(vals, 0, axis)
-        shape = list(a.shape)
-        shape[axis] = vals.shape[axis]
-        block = broadcast_to(vals, tuple(shape))
-        p = int(pos)
-        lead = (slice(None),) * axis
-        return concatenate([a[lead + (slice(0, p),)], block, a[lead + (slice(p, None),)]],
-                           axis=axis)
-    pos = pos.reshape(-1)
-    k = pos.size
-    shape = list(a.shape)
-    shape[axis] = k
-    if vals.ndim == 1 and vals.shape[0] == k and k > 1:
-        vals = reshape(vals, tuple(k if i == axis else 1 for i in range(a.ndim)))
-    block = broadcast_to(vals, tuple(shape))
-    order = onp.argsort(pos, kind="stable")
-    new_pos = pos[order] + onp.arange(k)
-    total = n + k
-    is_new = onp.zeros(total, bool)
-    is_new[new_pos] = True
-    src = onp.empty(total, onp.int64)
-    src[~is_new] = onp.arange(n)
-    src[new_pos] = n + order
-    joined = concatenate([a, block], axis=axis)
-    return take(joined, _host_array(src, onp.int64, a.context), axis=axis)
+        inputs, kw = [a, _arr(values, a.context)], {}
+    attrs = _position_attrs(obj)
+    if isinstance(obj, slice):
+        return apply("_npi_insert_slice", inputs, axis=axis, **attrs, **kw)
+    if attrs:
+        return apply("_npi_insert_scalar", inputs, axis=axis, **attrs, **kw)
+    return apply("_npi_insert_tensor", inputs + [_position_array(obj, a.context)],
+                 axis=axis, **kw)
 
 
 def resize(a, new_shape) -> ndarray:

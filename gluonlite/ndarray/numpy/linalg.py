@@ -7,11 +7,11 @@
 from __future__ import annotations
 
 
-import numbers
 
 import numpy as onp
 
 from ...base import MXNetError
+from ...ops.numpy_norm import norm_attrs
 from . import _op
 from ..ndarray import NDArray
 from ._array import apply, ndarray
@@ -32,60 +32,27 @@ def _float(a):
     return a if a.dtype.kind == "f" else a.astype(onp.float32)
 
 
-def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
-    """Vector and matrix norms: Frobenius/2-norm by default, ``ord`` in 1, 2, inf, -inf,
-    0, other p for vectors; 'fro', 'nuc', 1, -1, inf, -inf for matrices."""
-    x = _float(x)
-    if axis is None:
-        if ord is None or ord == "fro" or (ord == 2 and x.ndim == 1):
-            return _op.sqrt(_op.sum(x * x, keepdims=keepdims))
-        axis = tuple(range(x.ndim))
-    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-    if len(axes) == 1:
-        return _vector_norm(x, ord, axes[0], keepdims)
-    if len(axes) == 2:
-        return _matrix_norm(x, ord, axes, keepdims)
-    raise MXNetError(f"linalg.norm: improper number of axes {axis}")
+def norm(x, ord=None, axis=None, keepdims=False) -> ndarray:  # noqa: A002 - NumPy's name
+    """Vector and matrix norms (NumPy's ``linalg.norm``).
 
+    Parameters
+    ----------
+    x : ndarray
+        The input.
+    ord : None, number or str
+        Vector orders: any number, inf, -inf ('inf'/'-inf' strings too); matrix orders:
+        'fro', 'nuc', 1, -1, 2, -2, inf, -inf.  None: the 2-norm/Frobenius norm.
+    axis : None, int or 2-tuple of int
+        A vector norm over one axis, a matrix norm over two; None: the flattened input
+        (or the matrix norm of a 2-d input when ``ord`` is given).
+    keepdims : bool
+        Keep the reduced axes as size one.
 
-def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
-    abs_x = _op.absolute(x)
-    if ord is None or ord == 2:
-        return _op.sqrt(_op.sum(x * x, axis=axis, keepdims=keepdims))
-    if ord == onp.inf:
-        return _op.max(abs_x, axis=axis, keepdims=keepdims)
-    if ord == -onp.inf:
-        return _op.min(abs_x, axis=axis, keepdims=keepdims)
-    if ord == 0:
-        return _op.sum((x != 0).astype(x.dtype), axis=axis, keepdims=keepdims)
-    if ord == 1:
-        return _op.sum(abs_x, axis=axis, keepdims=keepdims)
-    if isinstance(ord, str):
-        raise MXNetError(f"linalg.norm: invalid norm order '{ord}' for vectors")
-    return _op.sum(abs_x ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
-
-
-def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
-    r, c = (a % x.ndim for a in axes)
-    if ord is None or ord == "fro":
-        res = _op.sqrt(_op.sum(x * x, axis=(r, c), keepdims=keepdims))
-        return res
-    abs_x = _op.absolute(x)
-    if ord in (1, -1):
-        s = _op.sum(abs_x, axis=r, keepdims=True)
-        res = (_op.max if ord == 1 else _op.min)(s, axis=c, keepdims=True)
-    elif ord in (onp.inf, -onp.inf):
-        s = _op.sum(abs_x, axis=c, keepdims=True)
-        res = (_op.max if ord == onp.inf else _op.min)(s, axis=r, keepdims=True)
-    elif ord in (2, -2, "nuc"):
-        sv = svd(_op.moveaxis(_op.moveaxis(x, r, -2), c if c > r else c + 1, -1))[1]
-        val = {2: _op.max, -2: _op.min, "nuc": _op.sum}[ord](sv, axis=-1)
-        shape = list(x.shape)
-        shape[r] = shape[c] = 1
-        res = val.reshape(tuple(shape))
-    else:
-        raise MXNetError(f"linalg.norm: invalid norm order '{ord}' for matrices")
-    return res if keepdims else _op.squeeze(res, axis=(r, c))
+    Returns
+    -------
+    ndarray
+    """
+    return apply("_npi_norm", [_op._arr(x)], **norm_attrs(ord, axis, keepdims))
 
 
 def inv(a) -> ndarray:

@@ -1,9 +1,11 @@
 """``mx.sym.np``: MXNet's NumPy interface on symbols (``_Symbol`` and the functions
 whose operators need no input shape); see :mod:`._symbol`."""
-from . import _op, _internal, _register, linalg, random  # noqa: F401
+from . import _op, _edit, _internal, _register, linalg, random  # noqa: F401
 from ._symbol import _Symbol
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all
+from ._edit import *  # noqa: F401,F403
+from ._edit import __all__ as _edit_all
 
 _NUMPY_DUNDERS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
@@ -43,4 +45,4 @@ def _install() -> None:
 
 
 _install()
-__all__ = list(_op_all) + ["linalg", "random", "_Symbol"]
+__all__ = list(_op_all) + list(_edit_all) + ["linalg", "random", "_Symbol"]

@@ -187,7 +187,11 @@ def tile(A, reps) -> _Symbol:  # noqa: N803
 
 
 def repeat(a, repeats, axis=None):
-    return apply("repeat", [_sym(a)], repeats=int(repeats), axis=axis)
+    """Each element repeated ``repeats`` times (one count, or a sequence of one count per
+    element) along ``axis`` (of the flattened array when None)."""
+    if isinstance(repeats, numbers.Integral):
+        return apply("repeat", [_sym(a)], repeats=int(repeats), axis=axis)
+    return apply("_npi_repeats", [_sym(a)], repeats=_ints(repeats), axis=axis)
 
 
 def flip(m, axis=None, out=None) -> _Symbol:

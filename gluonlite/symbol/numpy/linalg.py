@@ -1,9 +1,10 @@
 """``mx.sym.np.linalg``: the linear-algebra functions whose operators need no input
 shape: ``inv``, ``det``, ``slogdet``, ``cholesky``, ``solve``, ``eigvalsh``, ``svd``,
-``eigh``, ``qr``, ``pinv`` and ``norm`` (Frobenius/2-norm over given axes or all)."""
+``eigh``, ``qr``, ``pinv`` and ``norm`` (every order)."""
 from __future__ import annotations
 
-from ._op import _sym, sqrt, sum as _sum
+from ...ops.numpy_norm import norm_attrs
+from ._op import _sym
 from ..symbol import Symbol
 from ._symbol import _Symbol, apply
 
@@ -63,12 +64,9 @@ def pinv(a, rcond=1e-15, hermitian=False):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
-    """The Frobenius (or 2-) norm over ``axis`` (every axis when None)."""
-    if ord not in (None, 2, "fro"):
-        raise NotImplementedError("mx.sym.np.linalg.norm: only the 2-norm/Frobenius norm "
-                                  "is supported on symbols")
-    x = _sym(x)
-    return sqrt(_sum(x * x, axis=axis, keepdims=keepdims))
+    """Vector or matrix norm (NumPy's ``linalg.norm``; ``ord`` may also be 'inf' or
+    '-inf'): one ``_npi_norm`` node, resolved against the rank at shape inference."""
+    return apply("_npi_norm", [_sym(x)], **norm_attrs(ord, axis, keepdims))
 
 
 def eig(a):
