@@ -120,11 +120,20 @@ def _channel_rows(y, vec):
     return np.repeat(vec, plane) if plane > 1 else vec
 
 
+# Planes of at least this many elements take the per-channel vectors broadcast over
+# them; smaller ones as repeated rows (measured, float32: (8, 256, 8, 8) 41 against
+# 18 us; equal at 16x16; (1, 64, 256, 256) 0.56 against 1.7 ms, and in a network the
+# repeated rows' fresh 16 MB allocation per call costs page faults on top)
+_BROADCAST_PLANE = 256
+
+
 def _affine_channels(y, scale, shift) -> None:
     """``y = y * scale + shift`` per channel (axis 1; no multiply when ``scale`` is
-    ``None``), in place, the vectors laid out as contiguous ``(C * plane)`` rows: NumPy's
-    ``(C, 1, 1)`` broadcast runs ~3x slower than a same-shape pass."""
-    if not y.flags.c_contiguous or y.ndim < 2:
+    ``None``), in place.  Small planes get the vectors laid out as contiguous
+    ``(C * plane)`` rows: there NumPy's ``(C, 1, 1)`` broadcast runs ~2-3x slower than a
+    same-shape pass; large planes (``_BROADCAST_PLANE``) the broadcast."""
+    plane = y.size // (y.shape[0] * shift.size) if y.ndim >= 2 and y.size else 0
+    if not y.flags.c_contiguous or y.ndim < 2 or plane >= _BROADCAST_PLANE:
         bshape = (1, -1) + (1,) * (y.ndim - 2)
         if scale is not None:
             y *= scale.reshape(bshape)
