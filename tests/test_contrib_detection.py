@@ -122,3 +122,18 @@ def test_roialign_negative_batch_index_gives_zeros():
     only_second = mx.nd.contrib.ROIAlign(data, rois[1:], pooled_size=(2, 2),
                                          spatial_scale=1.0)
     np.testing.assert_allclose(y.asnumpy()[1:], only_second.asnumpy())
+
+
+def test_untrained_boxes_compute_silently():
+    """Overflowing ``exp`` in box_decode and ``nan`` overlaps in box_nms give inf/nan
+    as MXNet computes them, without NumPy's RuntimeWarnings."""
+    import warnings
+    data = mx.nd.array([[[100.0, 100.0, 100.0, 100.0], [np.nan, 0, 1, 1]]])
+    anchors = mx.nd.array([[[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]]])
+    boxes = mx.nd.array([[[0, 0.9, 0, 0, np.inf, np.inf], [0, 0.8, np.nan, 0, 1, 1]]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        dec = mx.nd.contrib.box_decode(data, anchors).asnumpy()
+        mx.nd.contrib.box_nms(boxes, overlap_thresh=0.5).asnumpy()
+        mx.nd.contrib.box_iou(boxes[0, :, 2:], boxes[0, :, 2:]).asnumpy()
+    assert np.isinf(dec[0, 0]).all()

@@ -198,11 +198,12 @@ class FusedLayer:
         gamma, beta, mean, var = inputs[n:n + 4]
         bn = self.bn_attrs
         s = np.add(var, bn.eps)
-        np.sqrt(s, out=s)
-        if bn.fix_gamma:
-            np.divide(1.0, s, out=s)
-        else:
-            np.divide(gamma, s, out=s)
+        with np.errstate(invalid="ignore", divide="ignore"):  # BatchNorm's nan/inf, silently
+            np.sqrt(s, out=s)
+            if bn.fix_gamma:
+                np.divide(1.0, s, out=s)
+            else:
+                np.divide(gamma, s, out=s)
         if self.has_bias:
             shift = np.subtract(inputs[2], mean)
             np.multiply(shift, s, out=shift)

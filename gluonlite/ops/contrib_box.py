@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ._binary_math import quiet
 from .attrs import Attr
 from .common import fail, put
 from .registry import OpDef, register
@@ -35,6 +36,17 @@ _DEC = "_contrib_box_decode"
 
 _FORMAT = ("corner", "center")
 _BLOCK = 1 << 22  # IoU entries computed at once by greedy_suppress
+
+
+def _quietly(forward):
+    """``forward`` without NumPy's floating point warnings: boxes of untrained networks
+    overflow ``exp`` or give ``nan`` overlaps, which MXNet computes silently."""
+    def run(oc, attrs, inputs, out):
+        with quiet(oc.xp):
+            return forward(oc, attrs, inputs, out)
+    run.__name__ = forward.__name__
+    run.__doc__ = forward.__doc__
+    return run
 
 
 def _acc(dtype) -> str:
@@ -241,7 +253,7 @@ _NMS_ATTRS = {
     "out_format": Attr("str", "corner", choices=_FORMAT),
 }
 
-register(OpDef(_NMS, _nms_forward, backward=_nms_backward, attrs=_NMS_ATTRS,
+register(OpDef(_NMS, _quietly(_nms_forward), backward=_nms_backward, attrs=_NMS_ATTRS,
                inputs=("data",), num_outputs=2, num_visible_outputs=1,
                infer_shape=_nms_infer, backward_uses=("inputs", "outputs"),
                aliases=("_contrib_box_non_maximum_suppression",),
@@ -280,7 +292,7 @@ def _zero_grads(oc, attrs, inputs, outputs, out_grads):
     return [oc.xp.zeros_like(a) for a in inputs]
 
 
-register(OpDef(_IOU, _iou_forward, backward=_zero_grads, inputs=("lhs", "rhs"),
+register(OpDef(_IOU, _quietly(_iou_forward), backward=_zero_grads, inputs=("lhs", "rhs"),
                attrs={"format": Attr("str", "corner", choices=_FORMAT)},
                infer_shape=_iou_infer, backward_uses=("inputs",),
                doc="Pairwise intersection-over-union of two sets of boxes (zero gradients)."))
@@ -341,7 +353,7 @@ def _bm_forward(oc, attrs, inputs, out):
             put(out, 1, col_m.astype(dtype).reshape(shape[:-2] + shape[-1:]))]
 
 
-register(OpDef(_BM, _bm_forward, backward=_zero_grads, inputs=("data",), num_outputs=2,
+register(OpDef(_BM, _quietly(_bm_forward), backward=_zero_grads, inputs=("data",), num_outputs=2,
                attrs={"is_ascend": Attr("bool", False), "threshold": Attr("float"),
                       "topk": Attr("int", -1)},
                infer_shape=_bm_infer, backward_uses=("inputs",),
@@ -396,7 +408,7 @@ def _enc_forward(oc, attrs, inputs, out):
             put(out, 1, masks.reshape(anchors.shape))]
 
 
-register(OpDef(_ENC, _enc_forward, backward=_zero_grads,
+register(OpDef(_ENC, _quietly(_enc_forward), backward=_zero_grads,
                inputs=("samples", "matches", "anchors", "refs", "means", "stds"),
                num_outputs=2, infer_shape=_enc_infer, backward_uses=("inputs",),
                doc="Encode matched reference boxes as normalised center offsets of anchors."))
@@ -443,7 +455,7 @@ def _dec_forward(oc, attrs, inputs, out):
     return [put(out, 0, res.astype(dtype))]
 
 
-register(OpDef(_DEC, _dec_forward, backward=_zero_grads, inputs=("data", "anchors"),
+register(OpDef(_DEC, _quietly(_dec_forward), backward=_zero_grads, inputs=("data", "anchors"),
                attrs={"std0": Attr("float", 1.0), "std1": Attr("float", 1.0),
                       "std2": Attr("float", 1.0), "std3": Attr("float", 1.0),
                       "clip": Attr("float", -1.0),

@@ -334,3 +334,18 @@ def test_fold_scales_output_when_weight_is_larger(monkeypatch, no_bias):
     fused = [u.op for plan in new.plans.values() for u in plan.units
              if isinstance(u.op, FusedLayer)]
     assert len(fused) == 1 and fused[0].post_scale
+
+
+def test_fold_of_negative_variance_is_silent(monkeypatch):
+    """A negative moving variance (untrained statistics) gives nan, as unfused, and no
+    NumPy RuntimeWarning."""
+    import warnings
+    new, ref = _pair(monkeypatch, _conv_bn_relu(relu=False))
+    arrays = _inputs(new)
+    names = new.list_inputs()
+    arrays[names.index("bn_moving_var")][:] = -1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        y = _call(new, arrays, monkeypatch, True).asnumpy()
+    assert _fused_names(new) == ["_fused_Convolution_BatchNorm"]
+    assert np.isnan(y).all()
