@@ -275,6 +275,13 @@ class CachedOp:
         if mask is not None:
             self._record(plan, saved, inputs, parents, outputs)
         if out is not None:
+            return self._deliver(outputs, out, nd)
+        return outputs[0] if self._n_heads == 1 else outputs
+
+    def _deliver(self, outputs: list, out, nd):
+        """The call's result: ``outputs`` (copied into ``out`` when given), one array
+        for a one-head graph."""
+        if out is not None:
             outs = [out] if isinstance(out, nd) else list(out)
             for o, y in zip(outs, outputs):
                 y.copyto(o)
@@ -294,13 +301,7 @@ class CachedOp:
             else:
                 for s, r in zip(u.outs, res):
                     values[s] = r
-        outputs = [values[h] for h in info.heads]
-        if out is not None:
-            outs = [out] if isinstance(out, nd) else list(out)
-            for o, y in zip(outs, outputs):
-                y.copyto(o)
-            outputs = outs
-        return outputs[0] if self._n_heads == 1 else outputs
+        return self._deliver([values[h] for h in info.heads], out, nd)
 
     def _grad_parents(self, inputs):
         """Tape parents of the inputs and the mask of inputs that want gradients."""
@@ -330,6 +331,7 @@ class CachedOp:
         node = _ag.Node(None, None, parents, None, None, chunks, plan.oc.is_train,
                         plan.oc.ctx, [y.shape for y in outputs], [y._data.dtype for y in outputs],
                         function=CachedOpCall(plan, saved, input_ctxs, self._sym))
+        node.null_leaves = _ag.null_leaves(inputs)
         for k, y in enumerate(outputs):
             y._entry = (node, k)
 

@@ -46,17 +46,21 @@ register(OpDef(
 
 
 # -- quantize_v2 ------------------------------------------------------------------------------
+def _data_range(attrs, data) -> tuple:
+    """The calibrated ``(min, max)`` when given, else the data's own (0, 0 when empty)."""
+    calib = calib_range(attrs)
+    if calib is not None:
+        return calib
+    if data.size:
+        return float(data.min()), float(data.max())
+    return 0.0, 0.0
+
+
 def _quantize_v2_fwd(oc, attrs, inputs, out):
     xp = oc.xp
     data = inputs[0]
     out_kind = resolve_out_type(attrs)
-    calib = calib_range(attrs)
-    if calib is not None:
-        lo, hi = calib
-    elif data.size:
-        lo, hi = float(data.min()), float(data.max())
-    else:
-        lo = hi = 0.0
+    lo, hi = _data_range(attrs, data)
     real = qm.max_abs(lo, hi)
     q = qm.onednn_quantize(xp, data, real, out_kind)
     if out_kind == "int8":
@@ -80,13 +84,7 @@ register(OpDef(
 def _quantize_asym_fwd(oc, attrs, inputs, out):
     xp = oc.xp
     data = inputs[0]
-    calib = calib_range(attrs)
-    if calib is not None:
-        lo, hi = calib
-    elif data.size:
-        lo, hi = float(data.min()), float(data.max())
-    else:
-        lo = hi = 0.0
+    lo, hi = _data_range(attrs, data)
     scale, shift = qm.asym_params(lo, hi)
     return [put(out, 0, qm.asym_quantize(xp, data, scale, shift)),
             put(out, 1, xp.asarray([scale], dtype=np.float32)),
