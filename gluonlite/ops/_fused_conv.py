@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._cpu_pool import run_halves
+
 __all__ = ["FusedLayer", "relu_kind", "absorbs_relu", "folds_batchnorm"]
 
 # producers whose output a following ReLU may overwrite: their backward reads only
@@ -145,6 +147,33 @@ def _affine_channels(y, scale, shift) -> None:
     np.add(y2, _channel_rows(y, shift), out=y2)
 
 
+# Outputs of at least this many elements (with planes of at least ``_BROADCAST_PLANE``)
+# get their shift and ReLU from two threads, one half of the channels each
+_PARALLEL_MIN = 1 << 18
+
+
+def _epilogue(y, scale, shift, relu: str | None):
+    """``y * scale + shift`` per channel, then the ReLU ``relu`` (if any), in place; on
+    large outputs the two halves of the channels on two threads."""
+    if not (isinstance(y, np.ndarray) and y.flags.writeable):
+        y = np.array(y)
+    c = y.shape[1] if y.ndim >= 2 else 0
+
+    def work(parts) -> None:
+        for sl in parts:
+            part = y[:, sl]
+            _affine_channels(part, None if scale is None else scale[sl], shift[sl])
+            if relu is not None:
+                _relu_in_place(part, relu)
+
+    if (y.size >= _PARALLEL_MIN and c >= 2
+            and y.size // (y.shape[0] * c) >= _BROADCAST_PLANE):
+        run_halves(work, [slice(0, c // 2), slice(c // 2, c)])
+        return y
+    _affine_channels(y, scale, shift)
+    return y if relu is None else _relu_in_place(y, relu)
+
+
 class FusedLayer:
     """One plan step: a producer (Convolution / FullyConnected), optionally a folded
     inference BatchNorm, optionally a ReLU applied in place.
@@ -222,14 +251,10 @@ class FusedLayer:
             w = inputs[1]
             if self.post_scale:  # fewer outputs than weights: scale the output
                 y = self.op.forward(oc, self.run_attrs, [inputs[0], w], out)[0]
-                _affine_channels(y, scale, shift)
-            else:
-                w = np.multiply(w, scale.reshape((-1,) + (1,) * (w.ndim - 1)))
-                y = self.op.forward(oc, self.run_attrs, [inputs[0], w], out)[0]
-                _affine_channels(y, None, shift)
-            if self.relu is not None:
-                y = _relu_in_place(y, self.relu)
-            return [y]
+                return [_epilogue(y, scale, shift, self.relu)]
+            w = np.multiply(w, scale.reshape((-1,) + (1,) * (w.ndim - 1)))
+            y = self.op.forward(oc, self.run_attrs, [inputs[0], w], out)[0]
+            return [_epilogue(y, None, shift, self.relu)]
         if keep_state:
             res, state = self.op.forward(oc, attrs, inputs, out, keep_state=True)
         else:

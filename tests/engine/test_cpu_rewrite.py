@@ -88,17 +88,24 @@ def test_fold_in_predict_mode(monkeypatch, no_bias, fix_gamma, act, static_alloc
     np.testing.assert_allclose(y, y_ref, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("data_shape", [(2, 4, 8, 8), (1, 4, 20, 20)],
-                         ids=["rows", "broadcast"])
-def test_fold_shift_on_small_and_large_planes(monkeypatch, data_shape):
-    """The folded shift is added as repeated rows on small planes and broadcast on
-    large ones (``_fused_conv._BROADCAST_PLANE``): both give the unfused result."""
-    new, ref = _pair(monkeypatch, _conv_bn_relu(relu=False))
+@pytest.mark.parametrize("data_shape,threads", [((2, 4, 8, 8), False),
+                                                ((1, 4, 20, 20), False),
+                                                ((2, 4, 20, 20), True)],
+                         ids=["rows", "broadcast", "two-threads"])
+@pytest.mark.parametrize("relu", [False, True])
+def test_fold_shift_on_small_and_large_planes(monkeypatch, data_shape, threads, relu):
+    """The folded shift is added as repeated rows on small planes, broadcast on large
+    ones (``_fused_conv._BROADCAST_PLANE``), and on large outputs by two threads, half
+    the channels each (``_PARALLEL_MIN``, lowered here): all give the unfused result."""
+    from gluonlite.ops import _fused_conv
+    if threads:
+        monkeypatch.setattr(_fused_conv, "_PARALLEL_MIN", 1)
+    new, ref = _pair(monkeypatch, _conv_bn_relu(relu=relu))
     arrays = _inputs(new, data_shape)
     y = _call(new, arrays, monkeypatch, True).asnumpy()
     y_ref = _call(ref, arrays, monkeypatch, False).asnumpy()
     np.testing.assert_allclose(y, y_ref, rtol=1e-5, atol=1e-5)
-    assert _fused_names(new) == ["_fused_Convolution_BatchNorm"]
+    assert _fused_names(new) == ["_fused_Convolution_BatchNorm" + ("_relu" if relu else "")]
 
 
 def test_fold_with_use_global_stats_in_train_mode(monkeypatch):

@@ -48,9 +48,10 @@ CASES = [((2, 3, 6, 6), (3, 3), (1, 1), (1, 1), (1, 1)),
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("blocks", [False, True])
 def test_matches_general_path(monkeypatch, shape, kernel, stride, dilate, pad, dtype, blocks):
-    if blocks:  # force the multi-block schedule on small tensors
+    if blocks:  # force the multi-block schedule (and two threads) on small tensors
         monkeypatch.setattr(_depthwise, "_WHOLE_MAX", 16)
         monkeypatch.setattr(_depthwise, "_BLOCK", 20)
+        monkeypatch.setattr(_depthwise, "_PARALLEL_COPY", 1)
         _depthwise._grid.cache_clear()
     rng = np.random.default_rng(0)
     c = shape[1]
