@@ -137,3 +137,44 @@ def test_untrained_boxes_compute_silently():
         mx.nd.contrib.box_nms(boxes, overlap_thresh=0.5).asnumpy()
         mx.nd.contrib.box_iou(boxes[0, :, 2:], boxes[0, :, 2:]).asnumpy()
     assert np.isinf(dec[0, 0]).all()
+
+
+@pytest.mark.parametrize("chain", [False, True])
+def test_greedy_suppress_fixpoint_equals_the_loop(monkeypatch, chain):
+    """The whole-array iteration (small matrices) and the loop over candidates (forced
+    with a tiny ``_BLOCK``) keep the same boxes: random boxes with classes and NaN, and
+    a suppression chain longer than ``_FIXPOINT_STEPS`` (the iteration gives up, the
+    loop answers)."""
+    from gluonlite.ops import contrib_box
+    rng = np.random.default_rng(3)
+    nb, k = 3, 120
+    if chain:  # box i overlaps i + 1 (IoU 0.6) but not i + 2: greedy keeps every other
+        x0 = np.arange(k) * 0.25
+        boxes = np.stack([x0, np.zeros(k), x0 + 1.0, np.ones(k)], -1)[None].repeat(nb, 0)
+        cls = None
+    else:
+        lo = rng.uniform(0, 10, (nb, k, 2))
+        boxes = np.concatenate([lo, lo + rng.uniform(0.5, 4, (nb, k, 2))], -1)
+        boxes[0, 5] = np.nan
+        cls = rng.integers(0, 3, (nb, k)).astype(np.float32)
+    keep = rng.random((nb, k)) > 0.1
+    area = (boxes[..., 2] - boxes[..., 0]) * (boxes[..., 3] - boxes[..., 1])
+
+    def overlaps(lo, hi):
+        a, b = boxes[:, lo:hi, None, :], boxes[:, None, :, :]
+        iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0,
+                     None)
+        ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0,
+                     None)
+        inter = iw * ih
+        with np.errstate(invalid="ignore"):
+            return inter / (area[:, lo:hi, None] + area[:, None, :] - inter)
+
+    fast = contrib_box.greedy_suppress(np, keep, overlaps, 0.5, cls)
+    monkeypatch.setattr(contrib_box, "_BLOCK", 7)
+    slow = contrib_box.greedy_suppress(np, keep, overlaps, 0.5, cls)
+    np.testing.assert_array_equal(fast, slow)
+    assert fast.sum() < keep.sum()
+    if chain:  # the iteration alone does not settle on this one
+        sup = (overlaps(0, k) > 0.5) & np.triu(np.ones((k, k), bool), 1)
+        assert contrib_box._fixpoint(np, keep, sup.astype(np.float32)) is None

@@ -104,23 +104,55 @@ def greedy_suppress(xp, keep, overlaps, thresh: float, cls=None, strict: bool = 
     cls : (B, K) array, optional
         Class of each candidate: only equal classes suppress each other.
 
-    The loop runs over the K candidate positions, each step one whole-array update of
-    the (B, K) mask; the IoU rows are computed in blocks of candidates so that memory
-    stays O(B K) times the block, not O(B K^2).  Cost O(B K^2) arithmetic and K Python
-    steps of ~3 array operations.
+    The result is the one mask with ``keep[j] = taking_part[j] and no kept i < j
+    suppresses j``.  When the (B, K, K) suppression matrix fits in ``_BLOCK`` entries it
+    is found by iterating that equation on whole arrays (one matrix product per step;
+    each step fixes at least the next candidate, and a step that changes nothing has
+    reached the answer), which takes a few steps unless suppression chains are long;
+    after ``_FIXPOINT_STEPS`` steps, and for larger matrices, the loop runs over the K
+    candidate positions, one whole-array update of the (B, K) mask each, with the IoU
+    rows computed in blocks so that memory stays O(B K) times the block.
     """
     nb, k = keep.shape
     keep = keep.copy()
     block = max(1, min(k, _BLOCK // max(1, nb * k)))
+    if block >= k and k > 1:
+        sup = _suppression(xp, overlaps(0, k), thresh, cls, 0, k, strict)
+        later = xp.arange(k)
+        sup &= later[:, None] < later[None, :]            # only earlier boxes suppress
+        found = _fixpoint(xp, keep, sup.astype(np.float32))
+        if found is not None:
+            return found
     for lo in range(0, k, block):
         hi = min(k, lo + block)
-        iou = overlaps(lo, hi)
-        sup = iou > thresh if strict else iou >= thresh
-        if cls is not None:
-            sup = sup & (cls[:, lo:hi, None] == cls[:, None, :])
+        sup = _suppression(xp, overlaps(lo, hi), thresh, cls, lo, hi, strict)
         for i in range(lo, min(hi, k - 1)):
             keep[:, i + 1:] &= ~(sup[:, i - lo, i + 1:] & keep[:, i:i + 1])
     return keep
+
+
+_FIXPOINT_STEPS = 32
+
+
+def _suppression(xp, iou, thresh: float, cls, lo: int, hi: int, strict: bool):
+    """``(B, hi - lo, K)``: candidate ``lo + r`` would suppress candidate ``c``."""
+    sup = iou > thresh if strict else iou >= thresh
+    if cls is not None:
+        sup = sup & (cls[:, lo:hi, None] == cls[:, None, :])
+    return sup
+
+
+def _fixpoint(xp, taking_part, sup):
+    """The NMS mask by iteration (``greedy_suppress``), or ``None`` when it has not
+    settled after ``_FIXPOINT_STEPS`` steps.  ``sup`` is float32 0/1 ``(B, K, K)``."""
+    cur = taking_part
+    for _ in range(_FIXPOINT_STEPS):
+        hit = xp.matmul(cur[:, None, :].astype(np.float32), sup)[:, 0, :] > 0
+        new = taking_part & ~hit
+        if bool((new == cur).all()):
+            return new
+        cur = new
+    return None
 
 
 # -- box_nms ------------------------------------------------------------------------------
