@@ -167,3 +167,21 @@ def test_kvstore_base_holds_the_registry_and_create():
     assert isinstance(base.create("device"), mx.kv.KVStore)
     assert mx.kv.KVStoreBase is base.KVStoreBase
     del base.KVStoreBase.kv_registry["mystore"]
+
+
+def test_test_utils_loads_on_first_use():
+    """``import gluonlite`` leaves ``mx.test_utils`` (and the scipy.stats it imports, as
+    MXNet's does) until first used; attribute access and ``import`` both load it."""
+    import os
+    import subprocess
+    import sys
+    script = ("import sys, gluonlite as mx\n"
+              "assert 'gluonlite.test_utils' not in sys.modules\n"
+              "assert 'scipy' not in sys.modules, 'scipy imported by import gluonlite'\n"
+              "assert mx.test_utils.default_context() == mx.cpu()\n"
+              "from gluonlite.test_utils import assert_almost_equal\n"
+              "assert 'gluonlite.test_utils' in sys.modules\n")
+    root = os.path.dirname(os.path.dirname(mx.__file__))
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=root))
+    assert done.returncode == 0, done.stderr
