@@ -32,6 +32,7 @@ import weakref
 from ..base import MXNetError, write_atomically
 from ..ops.amp_casts import cast_source
 from ..ops.registry import find_op
+from ..util import is_np_shape
 from . import json_legacy as legacy
 from .graph import Node, topo_order, variable_node
 
@@ -61,7 +62,10 @@ def _node_attr_strings(node: Node) -> dict:
 def to_dict(sym) -> dict:
     """The graph of ``sym`` as MXNet's JSON dictionary (see module doc)."""
     graph = _graph_dict(list(sym._heads))
-    graph["attrs"] = {"mxnet_version": ["int", legacy.CURRENT_VERSION]}
+    graph["attrs"] = {}
+    if is_np_shape():  # MXNet marks graphs written under NumPy shape semantics
+        graph["attrs"]["is_np_shape"] = ["int", 1]
+    graph["attrs"]["mxnet_version"] = ["int", legacy.CURRENT_VERSION]
     return graph
 
 

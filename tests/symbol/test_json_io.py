@@ -248,3 +248,17 @@ def test_bad_attribute_strings_raise_mxneterror():
                 except MXNetError:
                     pass
     assert tried > 100
+
+
+def test_np_shape_graphs_are_marked():
+    """Under NumPy shape semantics MXNet writes ``is_np_shape`` into the graph's
+    attributes (before ``mxnet_version``); legacy graphs carry only the version."""
+    import json
+    from gluonlite.util import np_shape
+    net = mx.sym.FullyConnected(mx.sym.var("data"), mx.sym.var("weight", shape=(4, 0)),
+                                num_hidden=4)
+    with np_shape(True):
+        attrs = json.loads(net.tojson())["attrs"]
+    assert list(attrs.items()) == [("is_np_shape", ["int", 1]),
+                                   ("mxnet_version", ["int", 10901])]
+    assert json.loads(net.tojson())["attrs"] == {"mxnet_version": ["int", 10901]}
