@@ -134,7 +134,7 @@ class Node:
 
     __slots__ = ("op", "attrs", "parents", "in_datas", "out_datas", "saved", "versions",
                  "is_train", "ctx", "n_out", "out_shapes", "out_dtypes", "function", "freed",
-                 "state")
+                 "state", "null_leaves")
 
     def __init__(self, op, attrs, parents, in_datas, out_datas, saved, is_train, ctx,
                  out_shapes, out_dtypes, function=None, state=None):
@@ -153,6 +153,14 @@ class Node:
         self.function = function
         self.freed = False
         self.state = state  # what a ``saved_state`` operator's forward kept for backward
+        # inputs marked with ``grad_req='null'``: a backward that frees this node clears
+        # their ``grad`` (MXNet drops their autograd info with the graph)
+        self.null_leaves = ()
+
+
+def null_leaves(inputs) -> tuple:
+    """The inputs marked with ``grad_req='null'`` (and not outputs of recorded calls)."""
+    return tuple(x for x in inputs if x._grad_req == "null" and x._entry is None)
 
 
 def live_entry(x):
@@ -201,6 +209,7 @@ def record_op(op, attrs, inputs, in_datas, outputs, out_datas, is_train, ctx, st
     node = Node(op, attrs, parents, in_datas if keep_in else None,
                 out_datas if keep_out else None, saved, is_train, ctx,
                 [d.shape for d in out_datas], [d.dtype for d in out_datas], None, state)
+    node.null_leaves = null_leaves(inputs)
     for i, y in enumerate(outputs):
         y._entry = (node, i)
 
@@ -310,6 +319,10 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
             # states included) now rather than when the outputs die
             node.freed = True
             node.in_datas = node.out_datas = node.state = node.function = None
+            for leaf in node.null_leaves:
+                if leaf._grad_req == "null" and leaf._entry is None:
+                    leaf._grad = None
+            node.null_leaves = ()
         for parent, g in zip(node.parents, in_grads):
             if parent is None or g is None:
                 continue
@@ -527,6 +540,7 @@ class Function:
                 ctx = outs[0].context
                 node = Node(None, None, parents, None, None, [], is_training(), ctx,
                             [o.shape for o in outs], [o.dtype for o in outs], function=self)
+                node.null_leaves = null_leaves(inputs)
                 self._ctx = ctx
                 new_outs = []
                 for i, o in enumerate(outs):

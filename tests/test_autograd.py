@@ -62,7 +62,8 @@ def test_grad_req_null_and_unmarked_inputs():
         y = x * w
     y.backward()
     np.testing.assert_allclose(w.grad.asnumpy(), [1, 2])
-    np.testing.assert_allclose(x.grad.asnumpy(), [0, 0])
+    # as MXNet 1.9.1: the backward that freed the graph dropped the null variable's buffer
+    assert x.grad is None
 
 
 def test_variable_used_twice_sums():

@@ -331,6 +331,7 @@ class CachedOp:
         node = _ag.Node(None, None, parents, None, None, chunks, plan.oc.is_train,
                         plan.oc.ctx, [y.shape for y in outputs], [y._data.dtype for y in outputs],
                         function=CachedOpCall(plan, saved, input_ctxs, self._sym))
+        node.null_leaves = _ag.null_leaves(inputs)
         for k, y in enumerate(outputs):
             y._entry = (node, k)
 

@@ -328,6 +328,7 @@ class Block:
             hook(self, args)
         out = self.forward(*args)
         if is_np_array():  # npx.set_np(): blocks give mx.np arrays
+            _check_same_output_types(out)
             out = _as_np_outputs(out)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
@@ -357,6 +358,30 @@ def _iter_blocks(value):
     elif isinstance(value, dict):
         for v in value.values():
             yield from _iter_blocks(v)
+
+
+def _check_same_output_types(out) -> None:
+    """Raise ``TypeError`` when ``out`` mixes legacy arrays (or symbols) with ``mx.np``
+    ones, which MXNet refuses to return from one block call under ``npx.set_np()``."""
+    if not isinstance(out, (list, tuple)):  # one output cannot mix
+        return
+    from ..ndarray import NDArray
+    from ..ndarray.numpy import ndarray as np_ndarray
+    from ..symbol import Symbol
+    from ..symbol.numpy import _Symbol
+    kinds = set()
+
+    def walk(o):
+        if isinstance(o, (list, tuple)):
+            for x in o:
+                walk(x)
+        elif isinstance(o, (NDArray, Symbol)) and getattr(o, "stype", "default") == "default":
+            kinds.add(isinstance(o, (np_ndarray, _Symbol)))
+    walk(out)
+    if len(kinds) > 1:
+        raise _TypeError("Found both classic arrays/symbols (mx.nd, mx.sym) and numpy ones "
+                         "(mx.np, mx.sym.np) in the outputs of one block; convert them to one "
+                         "type with as_np_ndarray() or as_nd_ndarray()")
 
 
 def _as_np_outputs(out):

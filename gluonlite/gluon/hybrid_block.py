@@ -21,7 +21,7 @@ import warnings
 
 from ..base import MXNetError
 from ..util import is_np_array
-from .block import Block
+from .block import Block, _check_same_output_types
 from .parameter import DeferredInitializationError, _AssertionError, _ValueError
 
 __all__ = ["HybridBlock"]
@@ -169,6 +169,7 @@ class HybridBlock(Block):
                 params = {k: v.as_np_ndarray() for k, v in params.items()}
             with self.name_scope():
                 out = self.hybrid_forward(sym, *grouped, **params)
+            _check_same_output_types(out)
             out, self._out_format = _flatten(out, "output")
             self._cached_graph = data_vars, sym.Group([o.as_nd_ndarray() for o in out])
         return self._cached_graph

@@ -57,7 +57,8 @@ def _fill_op(name: str, value_of, dtype_of=lambda attrs: attrs.dtype):
 
     def infer(attrs, in_shapes):
         shape = tuple(attrs.shape)
-        return [], [shape if shape else None]
+        # () is a 0-d array under npx.set_np(), an unknown shape otherwise
+        return [], [shape if shape or is_np_shape() else None]
     return forward, infer
 
 

@@ -118,10 +118,11 @@ def _delete_fn(xp, attrs, ins, obj=None, positions=False):
     op = "_npi_delete"
     arr, axis = _axis_of(op, attrs, ins[0])
     n = arr.shape[axis]
-    if obj is not None:  # out-of-range positions in an array are ignored (MXNet's rule)
+    if obj is not None:  # positions in an array outside [0, n) are ignored, negative ones
+        # included (MXNet's rule: they are not counted from the end)
         pos = np.asarray(_host(obj)).reshape(-1)
         if pos.dtype != np.bool_:
-            pos = pos[(pos >= -n) & (pos < n)]
+            pos = pos[(pos >= 0) & (pos < n)]
         drop = _int_positions(op, pos, n, False)
     elif attrs.int_ind is not None:
         drop = _int_positions(op, np.asarray(attrs.int_ind), n, False)

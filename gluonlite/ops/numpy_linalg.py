@@ -1,5 +1,5 @@
 """``mx.np.linalg`` operators beyond the legacy ``_linalg_*`` ones: ``_npi_solve`` and
-``_npi_eigvalsh`` (with gradients), and ``_npi_svd``, ``_npi_eigh``, ``_npi_qr``,
+``_npi_eigvalsh`` and ``_npi_svd`` (with gradients), and ``_npi_eigh``, ``_npi_qr``,
 ``_npi_pinv``/``_npi_pinv_scalar_rcond``, ``_npi_eig``, ``_npi_eigvals``, ``_npi_lstsq``, ``_npi_matrix_rank``
 (forward only in gluonlite).  Batched over leading axes as NumPy's ``linalg`` is.
 """
@@ -188,8 +188,64 @@ def _eigvals(xp, attrs, a):
     return xp.asarray(_real("_npi_eigvals", np.linalg.eigvals(_host(a))))
 
 
-_forward_only("_npi_svd", _svd, 3, _svd_shapes,
-              doc="Reduced SVD ``(u, s, vt)`` (NumPy ``linalg.svd``).")
+def _svd_forward(oc, attrs, inputs, out):
+    a = inputs[0]
+    if a.ndim < 2:
+        fail("_npi_svd", "needs matrices in the last two axes", a.shape)
+    u, s, vt = _linalg_error("_npi_svd", _svd)(oc.xp, attrs, _float(a))
+    return [put(out, 0, u), put(out, 1, s), put(out, 2, vt)]
+
+
+def _svd_backward(oc, attrs, inputs, outputs, out_grads):
+    """Gradient of the reduced SVD ``a = u @ diag(s) @ vt`` (``u``: m x k, ``vt``: k x n).
+
+    With ``F[i, j] = 1 / (s_j^2 - s_i^2)`` off the diagonal (denominators kept away from
+    zero as MXNet does, by ``1e-20``)::
+
+        ga = u [(F o (u'gu - gu'u)) s + diag(gs) + s (F o (v'gv - gv'v))] vt
+             + (I - u u') gu s^-1 vt + u s^-1 gvt (I - v v')
+
+    which, for ``m <= n`` (the only shapes MXNet accepts), is MXNet's ``_npi_svd``
+    backward.
+    """
+    xp = oc.xp
+    a = inputs[0]
+    u, s, vt = outputs
+    gu, gs, gvt = out_grads
+    t = lambda x: xp.swapaxes(x, -1, -2)  # noqa: E731
+    si, sj = s[..., :, None], s[..., None, :]
+    diff = xp.maximum(xp.abs(sj - si), 1e-20) * xp.where(sj >= si, 1, -1)
+    summ = xp.maximum(si + sj, 1e-20)
+    k = s.shape[-1]
+    eye = xp.eye(k, dtype=s.dtype)
+    f = (1 - eye) / xp.where(eye > 0, 1, diff * summ)
+    ut_gu = xp.matmul(t(u), gu)
+    vt_gv = xp.matmul(vt, t(gvt))            # v' gv with v = vt', gv = gvt'
+    inner = (f * (ut_gu - t(ut_gu))) * sj + eye * gs[..., None, :] \
+        + si * (f * (vt_gv - t(vt_gv)))
+    ga = xp.matmul(xp.matmul(u, inner), vt)
+    inv_s = 1 / xp.maximum(s, 1e-20)
+    m, n = a.shape[-2], a.shape[-1]
+    if m > k:  # (I - u u') gu s^-1 vt
+        ga = ga + xp.matmul((gu - xp.matmul(u, ut_gu)) * inv_s[..., None, :], vt)
+    if n > k:  # u s^-1 gvt (I - v v')
+        ga = ga + xp.matmul(u, (gvt - xp.matmul(t(vt_gv), vt)) * inv_s[..., :, None])
+    return [ga.astype(a.dtype, copy=False)]
+
+
+def _svd_infer(attrs, in_shapes):
+    a = in_shapes[0]
+    if a is None:
+        return [None], [None] * 3
+    if len(a) < 2:
+        fail("_npi_svd", "needs matrices in the last two axes", tuple(a))
+    return [tuple(a)], _svd_shapes(tuple(a))
+
+
+register(OpDef("_npi_svd", _svd_forward, backward=_svd_backward, num_outputs=3,
+               inputs=("A",), infer_shape=_svd_infer, infer_type=_float_types,
+               backward_uses=("inputs", "outputs"),
+               doc="Reduced SVD ``(u, s, vt)`` (NumPy ``linalg.svd``), with gradient."))
 _forward_only("_npi_eigh", lambda xp, at, a: xp.linalg.eigh(a, UPLO=at.UPLO), 2, _eig_shapes,
               {"UPLO": Attr("str", "L")}, "Eigen-decomposition of symmetric matrices.")
 _forward_only("_npi_qr", lambda xp, at, a: xp.linalg.qr(a), 2, _qr_shapes,

@@ -119,8 +119,14 @@ register(OpDef("_npi_pad", _pad_forward, backward=_pad_backward,
 # -- data-dependent: unique, nonzero, bincount ------------------------------------------------
 def _unique_forward(oc, attrs, inputs, out):
     x = inputs[0]
+    axis = attrs.axis
+    if x.ndim == 0:  # a scalar counts as 1-d, whose only axes are 0 and -1 (MXNet's rule)
+        if axis not in (None, 0, -1):
+            fail("_npi_unique", f"axis can only be -1 or 0 for a 0-d input, got {axis}",
+                 x.shape)
+        x, axis = x.reshape(1), None
     res = oc.xp.unique(x, return_index=attrs.return_index, return_inverse=attrs.return_inverse,
-                       return_counts=attrs.return_counts, axis=attrs.axis)
+                       return_counts=attrs.return_counts, axis=axis)
     if not isinstance(res, tuple):
         return [put(out, 0, res)]
     first, rest = res[0], [r.astype(_I64).reshape(-1) for r in res[1:]]
@@ -133,7 +139,7 @@ def _unique_infer(attrs, in_shapes):
     n_extra = _unique_outputs(attrs) - 1
     if s is None:
         return [None], [None] * (n_extra + 1)
-    first = (0,) if attrs.axis is None else tuple(
+    first = (0,) if attrs.axis is None or not s else tuple(
         0 if i == attrs.axis % len(s) else d for i, d in enumerate(s))
     return [tuple(s)], [first] + [(0,)] * n_extra
 
@@ -156,15 +162,18 @@ register(OpDef("_npi_unique", _unique_forward,
 
 def _nonzero_forward(oc, attrs, inputs, out):
     x = inputs[0]
-    idx = oc.xp.nonzero(x)
-    y = oc.xp.stack(idx, axis=1).astype(_I64) if idx else oc.xp.zeros((int(bool(x)), 0), _I64)
+    if x.ndim == 0:  # a 0-d array counts as 1-d (MXNet's rule): rows of one index
+        x = x.reshape(1)
+    y = oc.xp.stack(oc.xp.nonzero(x), axis=1).astype(_I64)
     return [put(out, 0, y)]
 
 
 register(OpDef("_npx_nonzero", _nonzero_forward,
-               infer_shape=lambda attrs, s: ([s[0]], [None if s[0] is None else (0, len(s[0]))]),
+               infer_shape=lambda attrs, s: ([s[0]], [None if s[0] is None else
+                                                     (0, max(len(s[0]), 1))]),
                infer_type=lambda op, attrs, d: (list(d), [_I64]), differentiable=False,
-               doc="Indices of the nonzero elements, one row per element (shape (N, ndim))."))
+               doc="Indices of the nonzero elements, one row per element (shape "
+                   "``(N, max(ndim, 1))``: a 0-d input counts as 1-d)."))
 
 
 def _bincount_forward(oc, attrs, inputs, out):

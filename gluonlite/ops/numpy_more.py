@@ -368,7 +368,7 @@ def _pct_forward(oc, attrs, inputs, out):
     axes = tuple(range(a.ndim)) if attrs.axis is None else \
         tuple(sorted(norm_axis("_npi_percentile", int(i), a.ndim) for i in attrs.axis))
     rest = [i for i in range(a.ndim) if i not in axes]
-    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    dt = _pct_dtype(a.dtype)
     # the reduced axes flattened last, sorted; then NumPy's interpolation between ranks
     flat = xp.transpose(a.astype(dt, copy=False), rest + list(axes))
     flat = flat.reshape(tuple(a.shape[i] for i in rest) + (-1,))
@@ -411,12 +411,17 @@ def _pct_infer(attrs, in_shapes):
     return list(in_shapes), [q + rest]
 
 
+def _pct_dtype(dtype) -> np.dtype:
+    """MXNet's result dtype (and the one it computes in): ``float64`` for ``float64``
+    data, ``float32`` for any other (``float16`` and integers included)."""
+    return np.dtype(np.float64) if np.dtype(dtype) == np.float64 else np.dtype(np.float32)
+
+
 def _pct_types(op, attrs, in_dtypes):
     d = in_dtypes[0]
     if d is None:
         return list(in_dtypes), [None]
-    dt = np.dtype(d) if np.dtype(d).kind == "f" else np.dtype(np.float64)
-    return list(in_dtypes), [dt]
+    return list(in_dtypes), [_pct_dtype(d)]
 
 
 register(OpDef("_npi_percentile", _pct_forward,

@@ -91,7 +91,7 @@ def _mm_shape(a_shape, b_shape):
     for x, y in zip(batch_a, batch_b):
         if x != y and 1 not in (x, y):
             fail("_npi_matmul", "batch axes do not broadcast", a_shape, b_shape)
-        batch.append(max(x, y))
+        batch.append(y if x == 1 else x)  # a zero-size axis against 1 stays 0
     out = tuple(batch) + (a2[-2], b2[-1])
     if len(a_shape) == 1:
         out = out[:-2] + out[-1:]

@@ -54,3 +54,47 @@ def test_dispatch_protocol_lists():
     x = np.array([[1., -2], [3, 4]])
     assert isinstance(onp.sum(x), np.ndarray)
     assert isinstance(onp.add(x, 1), np.ndarray)
+
+
+def test_creation_num_errors_are_mxnet_errors():
+    # MXNet's parameter parser rejects a non-integer num (even 2.0) and a negative one
+    for fn in (np.linspace, np.logspace):
+        for num in (2.5, 2.0, -1, True):
+            with pytest.raises(mx.base.MXNetError):
+                fn(0, 1, num)
+        with pytest.raises(NotImplementedError):
+            fn(0, 1, 3, axis=-1)
+    assert np.linspace(0, 1, onp.int64(3)).shape == (3,)
+
+
+def test_block_outputs_of_mixed_types_raise_type_error():
+    class Mixed(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.as_nd_ndarray() * 2, F.np.multiply(x, x)
+
+    mx.npx.set_np()
+    try:
+        for hybridize in (False, True):
+            net = Mixed()
+            if hybridize:
+                net.hybridize()
+            with pytest.raises(TypeError):
+                net(np.ones((2, 3)))
+    finally:
+        mx.npx.reset_np()
+
+
+def test_null_grad_req_grad_cleared_by_freeing_backward():
+    """MXNet drops the gradient buffer of a ``grad_req='null'`` variable when a backward
+    frees the graph it took part in; ``retain_graph=True`` keeps it."""
+    for retain in (False, True):
+        x, w = np.array([1., 2.]), np.array([3., 4.])
+        x.attach_grad(grad_req="null")
+        w.attach_grad()
+        with mx.autograd.record():
+            y = (x * w).sum()
+        y.backward(retain_graph=retain)
+        assert (x.grad is None) != retain
+        onp.testing.assert_allclose(w.grad.asnumpy(), [1., 2.])
+    x.attach_grad(grad_req="null")
+    assert x.grad is not None

@@ -6,6 +6,7 @@ import numpy as onp
 
 from ._array import ndarray, apply, array, zeros, ones, _DEFAULT_FLOAT
 from ._array import NpValueError
+from ...base import MXNetError
 from ._common import _arr, _host_array, _ints, _out
 
 
@@ -45,8 +46,23 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None) -> ndarray:
                  step=float(step), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
 
 
+def _check_num(fname: str, num) -> int:
+    """``num`` of ``linspace``/``logspace``: an integer (not a float, even ``2.0``) that is
+    not negative, or ``MXNetError`` as MXNet's ``_linspace`` parameter parser raises."""
+    if isinstance(num, bool) or not isinstance(num, (int, onp.integer)):
+        raise MXNetError(f"{fname}: invalid parameter format for num: expect int but "
+                         f"value={num!r}")
+    if num < 0:
+        raise MXNetError(f"{fname}: number of samples should be non-negative, received {num}")
+    return int(num)
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
-    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    """``num`` evenly spaced values from ``start`` to ``stop`` (MXNet supports ``axis=0``
+    only: other axes raise ``NotImplementedError``)."""
+    num = _check_num("linspace", num)
+    if axis != 0:
+        raise NotImplementedError("linspace: the function only supports axis 0")
     vals, step = onp.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
     res = _host_array(vals, dtype or _DEFAULT_FLOAT, ctx)
     return (res, step) if retstep else res
@@ -54,6 +70,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
     """``base ** linspace(start, stop, num)`` (``float32`` unless ``dtype`` is given)."""
+    num = _check_num("logspace", num)
     if axis != 0:
         raise NotImplementedError("logspace: only axis=0 is supported")
     return apply("_npi_logspace", [], ctx=ctx, start=float(start), stop=float(stop),

@@ -192,6 +192,9 @@ def multinomial(n, pvals, size=None) -> ndarray:
     pv = onp.asarray(pvals.asnumpy() if isinstance(pvals, NDArray) else pvals, onp.float64)
     shape = _size(size)
     count = int(onp.prod(shape)) if shape else 1
+    if pv.size == 0 or count == 0:  # no categories or no experiments: an empty result
+        ctx = pvals.context if isinstance(pvals, NDArray) else None
+        return _op.zeros(shape + (len(pv),), dtype=onp.int64, ctx=ctx)
     probs = _op.array(pv, dtype=onp.float32)
     draws = apply("_sample_multinomial", [probs], shape=(count, int(n)),
                   dtype=onp.dtype(onp.int32))
@@ -204,9 +207,14 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None) -> nda
     mean, cov = _op._arr(mean), _op._arr(cov)
     shape = _size(size)
     from . import linalg
+    half = onp.result_type(mean.dtype, cov.dtype) == onp.float16  # float16 draws: factor in float32, as MXNet
+    if half:
+        mean, cov = mean.astype(onp.float32), cov.astype(onp.float32)
     chol = linalg.cholesky(cov)
-    std = normal(size=shape + mean.shape, ctx=mean.context)
-    return mean + _op.matmul(std, _op.swapaxes(chol, -1, -2))
+    batch = onp.broadcast_shapes(mean.shape, cov.shape[:-1])
+    std = normal(size=shape + batch, ctx=mean.context, dtype=mean.dtype)
+    res = mean + _op.matmul(std[..., None, :], _op.swapaxes(chol, -1, -2))[..., 0, :]
+    return res.astype(onp.float16) if half else res
 
 
 def _dist(dist: str, params: dict, size, ctx, dtype=None, out=None) -> ndarray:

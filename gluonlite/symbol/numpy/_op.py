@@ -10,6 +10,7 @@ import numpy as onp
 from ...base import MXNetError
 from ..symbol import Symbol
 from ._symbol import _Symbol, apply
+from ...ndarray.numpy._creation import _check_num
 
 _NONCOMMUTATIVE = {"subtract", "true_divide", "mod", "power", "arctan2", "copysign", "fmod",
                    "ldexp"}
@@ -517,6 +518,15 @@ def pad(x, pad_width, mode="constant", **kwargs) -> _Symbol:
                  reflect_type=kwargs.get("reflect_type", "even"))
 
 
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    """The sorted distinct values of ``ar`` (flattened, or slices along ``axis``), with
+    the first indices, the inverse and the counts when asked for: one symbol, or a group
+    of them (their sizes are known only when the graph runs)."""
+    return apply("_npi_unique", [_sym(ar)], return_index=bool(return_index),
+                 return_inverse=bool(return_inverse), return_counts=bool(return_counts),
+                 axis=None if axis is None else int(axis))
+
+
 def bincount(x, weights=None, minlength=0) -> _Symbol:
     """Occurrences of each non-negative integer (weighted when ``weights`` is given)."""
     if weights is None:
@@ -583,6 +593,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="lin
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
     """``base ** linspace(start, stop, num)``."""
+    num = _check_num("logspace", num)
     if axis != 0:
         raise NotImplementedError("mx.sym.np.logspace: only axis=0 is supported")
     return apply("_npi_logspace", [], start=float(start), stop=float(stop), num=int(num),
@@ -593,6 +604,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
              ctx=None):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
+    num = _check_num("linspace", num)
     if axis != 0 or retstep:
         raise NotImplementedError("mx.sym.np.linspace: only axis=0 without retstep")
     return apply("_linspace", [], start=float(start), stop=float(stop), num=int(num),

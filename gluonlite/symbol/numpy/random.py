@@ -143,10 +143,19 @@ def choice(a, size=None, replace=True, p=None, ctx=None, out=None) -> _Symbol:
 def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None) -> _Symbol:
     """Draws from the normal distribution with mean ``mean`` and covariance ``cov``:
     ``mean + L z`` with ``L`` the Cholesky factor of ``cov`` and ``z`` standard normal of
-    shape ``size + mean.shape``."""
+    shape ``size`` + the broadcast of ``mean.shape`` and ``cov.shape[:-1]``."""
     from . import linalg, _op
-    mean, cov = _Symbol(mean._heads), _Symbol(cov._heads)
-    z = apply("_npi_normal_n", [_op.zeros_like(mean)], scale=1.0, size=_size(size) or (),
+    mean0, cov = _Symbol(mean._heads), _Symbol(cov._heads)
+    # float16 parameters are drawn in float32 and the draw cast back (as MXNet does):
+    # amp_multicast widens float16 to float32 next to a float32, and narrows back
+    f32 = _op.zeros((), dtype="float32")
+    mean = _Symbol(apply("amp_multicast", [mean0, f32], num_outputs=2)._heads[:1])
+    cov = _Symbol(apply("amp_multicast", [cov, f32], num_outputs=2)._heads[:1])
+    # zeros of the batch shape: mean's shape broadcast with cov's leading ones
+    base = _op.zeros_like(mean) + _op.sum(_op.zeros_like(cov), axis=-1)
+    z = apply("_npi_normal_n", [base], scale=1.0, size=_size(size) or (),
               dtype="None")  # in mean's dtype
     lt = _op.swapaxes(linalg.cholesky(cov), -1, -2)
-    return mean + _op.squeeze(_op.matmul(_op.expand_dims(z, -2), lt), axis=-2)
+    res = mean + _op.squeeze(_op.matmul(_op.expand_dims(z, -2), lt), axis=-2)
+    return _Symbol(apply("amp_multicast", [res, mean0], num_outputs=2,
+                         cast_narrow=True)._heads[:1])

@@ -29,6 +29,12 @@ def reshape(a, newshape, reverse=False, order="C"):
     return apply("_npx_reshape", [a], newshape=newshape, reverse=reverse, order=order)
 
 
+def nonzero(a) -> _Symbol:
+    """Indices of the nonzero elements, one row per element (shape ``(N, ndim)``, known
+    only when the graph runs)."""
+    return apply("_npx_nonzero", [a])
+
+
 def slice(data, begin, end, step=None) -> _Symbol:  # noqa: A001 - MXNet's name
     """``data[begin:end:step]`` per leading axis (``None`` entries take the defaults; no
     ``step`` means 1 everywhere)."""
@@ -36,4 +42,4 @@ def slice(data, begin, end, step=None) -> _Symbol:  # noqa: A001 - MXNet's name
                  step=() if step is None else tuple(step))
 
 
-__all__ = sorted(_OPS) + [f.__name__ for f in (reshape, slice)]
+__all__ = sorted(_OPS) + [f.__name__ for f in (reshape, nonzero, slice)]

@@ -32,10 +32,10 @@ def _ins_tensor(arr, values, obj, axis=None):
 
 
 def _delete(arr, obj=None, int_ind=None, start=None, stop=None, step=None, axis=None):
-    if obj is not None:  # out-of-range positions are ignored
+    if obj is not None:  # positions outside [0, n) are ignored, negative ones too (MXNet)
         n = arr.size if axis is None else arr.shape[axis]
         where = obj.astype(np.int64)
-        where = where[(where >= -n) & (where < n)]
+        where = where[(where >= 0) & (where < n)]
     elif int_ind is not None:
         where = int_ind
     else:
@@ -74,6 +74,8 @@ SAMPLES = {
         Sample([_x(3, 4)], dict(int_ind=-1, axis=1), ref=_delete),
         Sample([_x(3, 4)], dict(start=0, stop=None, step=2), ref=_delete),
         Sample([_x(3, 4), np.array([2, 0, 2, 3], np.int64)], dict(axis=0), ref=_delete,
+               grad=[0], infer_from=[0, 1]),
+        Sample([_x(3, 4), np.array([-1, 1, 5, -4], np.int64)], dict(axis=1), ref=_delete,
                grad=[0], infer_from=[0, 1]),
         Sample([_x(0, 2)], dict(start=0, stop=1, step=1, axis=1), ref=_delete,
                grad=False),

@@ -1,4 +1,4 @@
-"""Samples for ``numpy_linalg.py``: ``_npi_solve`` and ``_npi_eigvalsh`` (with gradients;
+"""Samples for ``numpy_linalg.py``: ``_npi_solve``, ``_npi_eigvalsh`` and ``_npi_svd`` (with gradients;
 vector and matrix right-hand sides, batches, both triangles) and the forward-only
 decompositions, compared through quantities free of sign and order choices
 (reconstructions, singular values)."""
@@ -83,8 +83,12 @@ SAMPLES = {
         Sample([np.triu(_sym())], dict(UPLO="U"), ref=_eigvalsh_ref, grad_rtol=1e-4,
                grad_atol=1e-5),
     ],
+    # gradients through all three outputs against finite differences: wide (MXNet's shapes),
+    # square, tall (the projection terms) and batched
     "_npi_svd": [Sample([_rng.uniform(-1, 1, (3, 4))], check=_svd_check),
-                 Sample([_rng.uniform(-1, 1, (2, 4, 3))], check=_svd_check)],
+                 Sample([_rng.uniform(-1, 1, (2, 4, 3))], check=_svd_check),
+                 Sample([_rng.uniform(-1, 1, (3, 3))], check=_svd_check),
+                 Sample([_rng.uniform(-1, 1, (2, 2, 2, 5))], check=_svd_check)],
     "_npi_eigh": [Sample([_sym()], check=_eigh_check), Sample([_sym(2)], check=_eigh_check)],
     "_npi_qr": [Sample([_rng.uniform(-1, 1, (4, 3))], check=_qr_check),
                 Sample([_rng.uniform(-1, 1, (2, 3, 3))], check=_qr_check)],

@@ -30,6 +30,8 @@ def _pad_ref(x, pad_width, mode="constant", constant_value=0.0, reflect_type="ev
 
 
 def _unique_ref(x, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    if x.ndim == 0:  # a 0-d input counts as 1-d
+        x, axis = x.reshape(1), None
     res = np.unique(x, return_index=return_index, return_inverse=return_inverse,
                     return_counts=return_counts, axis=axis)
     if not isinstance(res, tuple):
@@ -37,8 +39,8 @@ def _unique_ref(x, return_index=False, return_inverse=False, return_counts=False
     return [res[0]] + [r.astype(np.int64).reshape(-1) for r in res[1:]]
 
 
-def _nonzero_ref(x):
-    return np.stack(np.nonzero(x), axis=1).astype(np.int64)
+def _nonzero_ref(x):  # a 0-d input counts as 1-d
+    return np.stack(np.nonzero(np.atleast_1d(x)), axis=1).astype(np.int64)
 
 
 def _bincount_ref(x, *weights, minlength=0, has_weights=False):
@@ -87,11 +89,15 @@ SAMPLES = {
                dict(return_index=True, return_inverse=True, return_counts=True), ref=_unique_ref),
         Sample([np.array([[1, 2], [1, 2], [3, 4]], dtype=np.float32)], dict(axis=0),
                ref=_unique_ref),
+        Sample([np.array(5.0)], dict(return_index=True, return_inverse=True,
+                                     return_counts=True, axis=-1), ref=_unique_ref),
     ],
     "_npx_nonzero": [
         Sample([np.array([[0.0, 1.5, 0], [2, 0, -1]])], ref=_nonzero_ref),
         Sample([np.array([True, False, True])], ref=_nonzero_ref),
         Sample([_rng.integers(0, 2, (2, 3, 2)).astype(np.int64)], ref=_nonzero_ref),
+        Sample([np.array(5.0)], ref=_nonzero_ref),
+        Sample([np.array(0, dtype=np.int32)], ref=_nonzero_ref),
     ],
     "_npi_bincount": [
         Sample([np.array([0, 1, 1, 3, 7], dtype=np.int64)], ref=_bincount_ref),

@@ -69,8 +69,10 @@ def _average_ref(a, *w, axis=None, returned=False, weighted=True):
 
 def _pct_ref(a, *q, axis=None, interpolation="linear", keepdims=False, q_scalar=None):
     qv = q_scalar if q_scalar is not None else q[0]
-    return np.asarray(np.percentile(a, qv, axis=axis, method=interpolation,
-                                    keepdims=keepdims), dtype=a.dtype)
+    # MXNet computes in (and returns) float64 for float64 data, float32 for any other
+    dt = np.float64 if a.dtype == np.float64 else np.float32
+    return np.asarray(np.percentile(a.astype(dt), qv, axis=axis, method=interpolation,
+                                    keepdims=keepdims), dtype=dt)
 
 
 def _logspace_ref(start, stop, num, endpoint=True, base=10.0, dtype=np.float32):
@@ -177,6 +179,11 @@ SAMPLES = {
         Sample([_x(3, 4, 2)], dict(q_scalar=75.0, interpolation="nearest"), ref=_pct_ref),
         Sample([_x(6), np.array(40.0)], dict(interpolation="midpoint"), ref=_pct_ref),
         Sample([_x(6)], dict(q_scalar=40.0, interpolation="higher"), ref=_pct_ref),
+        # integer and float16 data: float32 results, float16 midpoints not rounded
+        Sample([np.arange(12, dtype=np.int32).reshape(3, 4)],
+               dict(q_scalar=30.0, interpolation="linear", axis=(1,)), ref=_pct_ref),
+        Sample([_x(3, 7, dtype=np.float16), np.array([20.0, 55.0], np.float32)],
+               dict(axis=(1,), interpolation="midpoint"), ref=_pct_ref, grad=False),
     ],
     "_npi_logspace": [
         Sample([], dict(start=0.0, stop=3.0, num=4), ref=_logspace_ref),

@@ -47,6 +47,8 @@ SAMPLES = {
         Sample([_x(4), _x(2, 4, 3)], ref=np.matmul),
         Sample([_x(2, 3, 4), _x(4)], ref=np.matmul),
         Sample([_x(4), _x(4)], ref=np.matmul),
+        # a zero-size batch axis broadcast against 1 stays zero-size
+        Sample([_x(2, 0, 1, 2), _x(1, 2, 2)], ref=np.matmul),
         Sample([_x(2, 3, 4, dtype=np.float32), _x(2, 4, 5, dtype=np.float32)], ref=np.matmul,
                **_F32),
     ],
