@@ -1,9 +1,14 @@
 """``mx.sym.np``: MXNet's NumPy interface on symbols (``_Symbol`` and the functions
 whose operators need no input shape); see :mod:`._symbol`."""
-from . import _op, _edit, _internal, _register, linalg, random  # noqa: F401
+from . import _op, _creation, _statistics, _edit  # noqa: F401
+from . import _internal, _register, linalg, random  # noqa: F401
 from ._symbol import _Symbol
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all
+from ._creation import *  # noqa: F401,F403
+from ._creation import __all__ as _creation_all
+from ._statistics import *  # noqa: F401,F403
+from ._statistics import __all__ as _statistics_all
 from ._edit import *  # noqa: F401,F403
 from ._edit import __all__ as _edit_all
 
@@ -45,4 +50,5 @@ def _install() -> None:
 
 
 _install()
-__all__ = list(_op_all) + list(_edit_all) + ["linalg", "random", "_Symbol"]
+__all__ = (list(_op_all) + list(_creation_all) + list(_statistics_all) + list(_edit_all)
+           + ["linalg", "random", "_Symbol"])

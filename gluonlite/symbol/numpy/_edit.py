@@ -6,17 +6,10 @@ from __future__ import annotations
 import numbers
 
 from ..symbol import Symbol
+from ._op import _sym
 from ._symbol import _Symbol, apply
 
 __all__ = ["append", "insert", "delete"]
-
-
-def _sym(x) -> _Symbol:
-    if isinstance(x, _Symbol):
-        return x
-    if isinstance(x, Symbol):
-        return _Symbol(x._heads)
-    raise TypeError(f"mx.sym.np: expected a Symbol, got {type(x).__name__}")
 
 
 def _position_attrs(name: str, obj) -> dict:

@@ -10,7 +10,6 @@ import numpy as onp
 from ...base import MXNetError
 from ..symbol import Symbol
 from ._symbol import _Symbol, apply
-from ...ndarray.numpy._creation import _check_num
 
 _NONCOMMUTATIVE = {"subtract", "true_divide", "mod", "power", "arctan2", "copysign", "fmod",
                    "ldexp"}
@@ -269,43 +268,6 @@ def ones_like(a, dtype=None, **kwargs):
     return o if dtype is None else o.astype(dtype)
 
 
-def full_like(a, fill_value, dtype=None, **kwargs) -> _Symbol:
-    """``fill_value`` with the shape (and dtype, unless given) of ``a``."""
-    return apply("_npi_full_like", [_sym(a)], fill_value=float(fill_value),
-                 dtype=None if dtype is None else onp.dtype(dtype))
-
-
-def _creation(op_name):
-    def fn(shape, dtype=None, order="C", ctx=None, **kwargs):
-        shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-        return apply(op_name, [], shape=shape, dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
-    return fn
-
-
-zeros = _creation("_zeros")
-ones = _creation("_ones")
-empty = zeros
-
-
-def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None) -> _Symbol:
-    """An array of ``shape`` filled with ``fill_value`` (a number, or a symbol broadcast
-    to ``shape``)."""
-    shape = _ints(shape)
-    if isinstance(fill_value, Symbol):
-        res = apply("_npi_broadcast_to", [_sym(fill_value)], shape=shape)
-        return res if dtype is None else res.astype(dtype)
-    return apply("_full", [], shape=shape, value=float(fill_value),
-                 dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
-
-
-def arange(start, stop=None, step=1, dtype=None, ctx=None):
-    step = 1 if step is None else step
-    if stop is None:
-        start, stop = 0, start
-    return apply("_npi_arange", [], start=float(start), stop=float(stop), step=float(step),
-                 dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
-
-
 def _ints(v) -> tuple:
     """An int or a sequence of ints as a tuple."""
     return (int(v),) if isinstance(v, numbers.Integral) else tuple(int(d) for d in v)
@@ -479,6 +441,7 @@ def resize(a, new_shape) -> _Symbol:
 def broadcast_to(array, shape) -> _Symbol:  # noqa: A002 - NumPy's name
     """``array`` broadcast to ``shape`` (a scalar fills an array of ``shape``)."""
     if not isinstance(array, Symbol):
+        from ._creation import full
         return full(shape, array)
     return apply("_npi_broadcast_to", [_sym(array)], shape=_ints(shape))
 
@@ -556,79 +519,6 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None) -> _Symbol:
                  neginf=None if neginf is None else float(neginf))
 
 
-def polyval(p, x) -> _Symbol:
-    """The polynomial with coefficients ``p`` (highest power first) at ``x``."""
-    return apply("_npi_polyval", [_sym(p), _sym(x)])
-
-
-def average(a, axis=None, weights=None, returned=False):
-    """Mean, or weighted mean along ``axis``; with ``returned``, also the sum of the
-    weights."""
-    ins = [_sym(a)] if weights is None else [_sym(a), _sym(weights)]
-    res = apply("_npi_average", ins, axis=_axis(axis), returned=bool(returned),
-                weighted=weights is not None)
-    return _group(res) if returned else res
-
-
-def _percentile(a, q, axis, interpolation, keepdims, scale):
-    if isinstance(q, Symbol):
-        qs = _sym(q) if scale == 1 else _binary("multiply", _sym(q), scale)
-        return apply("_npi_percentile", [_sym(a), qs], axis=_axis(axis),
-                     interpolation=interpolation, keepdims=bool(keepdims))
-    return apply("_npi_percentile", [_sym(a)], axis=_axis(axis), interpolation=interpolation,
-                 keepdims=bool(keepdims), q_scalar=float(q) * scale)
-
-
-def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
-               keepdims=False) -> _Symbol:
-    """The ``q``-th percentile along ``axis``."""
-    return _percentile(a, q, axis, interpolation, keepdims, 1)
-
-
-def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
-             keepdims=False) -> _Symbol:
-    """The ``q``-th quantile along ``axis``."""
-    return _percentile(a, q, axis, interpolation, keepdims, 100)
-
-
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
-    """``base ** linspace(start, stop, num)``."""
-    num = _check_num("logspace", num)
-    if axis != 0:
-        raise NotImplementedError("mx.sym.np.logspace: only axis=0 is supported")
-    return apply("_npi_logspace", [], start=float(start), stop=float(stop), num=int(num),
-                 endpoint=bool(endpoint), base=float(base),
-                 dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
-
-
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
-             ctx=None):
-    """``num`` evenly spaced values from ``start`` to ``stop``."""
-    num = _check_num("linspace", num)
-    if axis != 0 or retstep:
-        raise NotImplementedError("mx.sym.np.linspace: only axis=0 without retstep")
-    return apply("_linspace", [], start=float(start), stop=float(stop), num=int(num),
-                 endpoint=bool(endpoint), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
-
-
-def indices(dimensions, dtype=onp.int32, ctx=None) -> _Symbol:
-    """The index grid of an array of shape ``dimensions``."""
-    return apply("_npi_indices", [], dimensions=_ints(dimensions), dtype=onp.dtype(dtype))
-
-
-def _def_window(fname):
-    def fn(M, dtype=None, ctx=None):
-        return apply(f"_npi_{fname}", [], M=int(M), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
-    fn.__name__ = fname
-    fn.__doc__ = f"NumPy ``{fname}`` window of ``M`` points."
-    return fn
-
-
-def diag_indices_from(arr) -> _Symbol:
-    """The indices of the main diagonal, one row per axis (``int64``)."""
-    return apply("_npi_diag_indices_from", [_sym(arr)])
-
-
 def unravel_index(indices, shape, order: str = "C") -> _Symbol:
     """The coordinates of flat ``indices`` in an array of ``shape``, one row per axis."""
     if order != "C":
@@ -659,21 +549,6 @@ isposinf = _def_predicate("isposinf")
 isneginf = _def_predicate("isneginf")
 isfinite = _def_predicate("isfinite")
 bitwise_not = invert
-hanning = _def_window("hanning")
-hamming = _def_window("hamming")
-blackman = _def_window("blackman")
-
-
-def eye(N, M=None, k=0, dtype=None, ctx=None) -> _Symbol:  # noqa: N803 - NumPy's names
-    """Ones on the ``k``-th diagonal of an ``N`` x ``M`` array (``M`` = ``N`` when None)."""
-    attrs = {} if M is None else {"M": int(M)}
-    return apply("_npi_eye", [], N=int(N), k=int(k),
-                 dtype=onp.dtype(dtype or _DEFAULT_FLOAT), **attrs)
-
-
-def identity(n, dtype=None, ctx=None) -> _Symbol:
-    """The ``n`` x ``n`` identity."""
-    return eye(n, dtype=dtype)
 
 
 __all__ = sorted(n for n, v in globals().items()

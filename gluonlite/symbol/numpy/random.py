@@ -144,11 +144,11 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None) -> _Sy
     """Draws from the normal distribution with mean ``mean`` and covariance ``cov``:
     ``mean + L z`` with ``L`` the Cholesky factor of ``cov`` and ``z`` standard normal of
     shape ``size`` + the broadcast of ``mean.shape`` and ``cov.shape[:-1]``."""
-    from . import linalg, _op
+    from . import linalg, _creation, _op
     mean0, cov = _Symbol(mean._heads), _Symbol(cov._heads)
     # float16 parameters are drawn in float32 and the draw cast back (as MXNet does):
     # amp_multicast widens float16 to float32 next to a float32, and narrows back
-    f32 = _op.zeros((), dtype="float32")
+    f32 = _creation.zeros((), dtype="float32")
     mean = _Symbol(apply("amp_multicast", [mean0, f32], num_outputs=2)._heads[:1])
     cov = _Symbol(apply("amp_multicast", [cov, f32], num_outputs=2)._heads[:1])
     # zeros of the batch shape: mean's shape broadcast with cov's leading ones

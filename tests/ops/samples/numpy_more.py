@@ -1,5 +1,6 @@
-"""Samples for ``numpy_more.py``: ``_npi_flip`` (every axis, some axes), ``_np_diag``
-(both directions, offsets beyond the matrix), ``_np_resize`` (growing, shrinking, empty),
+"""Samples for ``numpy_more.py``, ``numpy_stats.py`` and ``numpy_create.py``: ``_npi_flip``
+(every axis, some axes), ``_np_diag`` (both directions, offsets beyond the matrix),
+``_np_resize`` (growing, shrinking, empty),
 ``_npi_array_split``/``_npi_hsplit``/``_npi_dsplit`` (sections, points beyond the axis),
 the predicates (NaN, infinities, integers), ``_npi_bitwise_not``, ``_npi_nan_to_num``
 (defaults and given values, gradient only where finite), ``_npi_polyval``,
