@@ -143,6 +143,7 @@ from . import numpy_extension as npx  # noqa: E402,F401
 from . import numpy  # noqa: E402,F401
 from . import numpy_extension  # noqa: E402,F401
 from .symbol import numpy as np_symbol  # noqa: E402,F401 - MXNet's name for mx.sym.np
+from . import _numpy_op_doc  # noqa: E402,F401 - documented signatures of mx.np functions
 
 # ``from mxnet.autograd import *`` also gives ``NDArray``, ``array`` and ``Symbol`` (MXNet's
 # module has no ``__all__`` and imports them): the tape knows no such classes, so the

@@ -10,6 +10,7 @@ def _get_builtin_op(op_name: str):
     ``_np_X``/``_npi_X``/``_np_linalg_X``/``_np_random_X``; None when there is none."""
     from .ndarray import numpy as _mx_np
     for prefix, module in (("_np_linalg_", _mx_np.linalg), ("_npi_linalg_", _mx_np.linalg),
+                           ("_np__random_", _mx_np.random),
                            ("_np_random_", _mx_np.random), ("_npi_random_", _mx_np.random),
                            ("_np_", _mx_np), ("_npi_", _mx_np)):
         if op_name.startswith(prefix):

@@ -1,6 +1,6 @@
 """More functions of MXNet's NumPy interface as single operators, so that ``mx.np`` and
 ``mx.sym.np`` build the same node: ``_npi_flip`` (``axis=None`` flips every axis),
-``_np_diag``, ``_np_resize``, ``_npi_array_split``/``_npi_hsplit``/``_npi_dsplit``, the
+``_np_diag``, ``_npi_resize_fallback``, ``_npi_array_split``/``_npi_hsplit``/``_npi_dsplit``, the
 elementwise ``_npi_bitwise_not``, ``_npi_isnan``/``isinf``/``isposinf``/``isneginf``/
 ``isfinite`` and ``_npi_nan_to_num``, ``_npx_constraint_check``, ``_npi_broadcast_to`` and
 the boolean-mask assignments.  Statistics are in :mod:`.numpy_stats`, creation
@@ -50,7 +50,7 @@ def _resize(xp, attrs, ins):
     x = ins[0]
     shape = tuple(attrs.new_shape)
     if any(d < 0 for d in shape):
-        fail("_np_resize", f"new_shape {shape} has a negative dimension", x.shape)
+        fail("_npi_resize_fallback", f"new_shape {shape} has a negative dimension", x.shape)
     total = int(np.prod(shape)) if shape else 1
     if x.size == 0 or total == 0:
         return xp.zeros(shape, x.dtype)
@@ -59,7 +59,7 @@ def _resize(xp, attrs, ins):
     return xp.tile(flat, reps)[:total].reshape(shape)
 
 
-_register_copy_op("_np_resize", _resize, {"new_shape": Attr("shape")},
+_register_copy_op("_npi_resize_fallback", _resize, {"new_shape": Attr("shape")},
                   "NumPy ``resize``: the elements in order, repeated to fill ``new_shape`` "
                   "(zeros when the input is empty).")
 

@@ -99,9 +99,9 @@ def indices(dimensions, dtype=onp.int32, ctx=None) -> ndarray:
                  dtype=onp.dtype(dtype))
 
 
-def copy(a) -> ndarray:
-    """A copy of ``a``."""
-    return _arr(a).copy()
+def copy(a, out=None) -> ndarray:
+    """A copy of ``a`` (written into ``out`` when given)."""
+    return _out(_arr(a).copy(), out)
 
 
 def asarray(a, dtype=None, ctx=None) -> ndarray:

@@ -35,8 +35,11 @@ def _resolve_shape(size: int, shape: tuple, src_shape: tuple) -> tuple:
     return shape
 
 
-def reshape(a, newshape, order="C") -> ndarray:
-    """``a`` with a new shape (NumPy's rule: one ``-1`` stands for the rest)."""
+def reshape(a, newshape, order="C", out=None) -> ndarray:
+    """``a`` with a new shape (NumPy's rule: one ``-1`` stands for the rest); written
+    into ``out`` when given."""
+    if out is not None:
+        return _out(reshape(a, newshape, order), out)
     if order != "C":
         raise NotImplementedError("reshape: only order='C' is supported")
     a = _arr(a)
@@ -93,9 +96,10 @@ def expand_dims(a, axis) -> ndarray:
     return reshape(a, tuple(shape))
 
 
-def squeeze(a, axis=None) -> ndarray:
+def squeeze(a, axis=None, out=None) -> ndarray:
     """Axes of length one removed (those of ``axis``, or all when None)."""
-    return apply("_np_squeeze", [_arr(a)], axis=None if axis is None else _ints(axis))
+    return _out(apply("_np_squeeze", [_arr(a)], axis=None if axis is None else _ints(axis)),
+                out)
 
 
 def broadcast_to(array, shape) -> ndarray:  # noqa: A002 - NumPy's name
@@ -520,7 +524,7 @@ def resize(a, new_shape) -> ndarray:
     if builtins.any(d < 0 for d in new_shape):
         raise NpValueError(f"resize: all elements of new_shape must be non-negative, got "
                            f"{new_shape}")
-    return apply("_np_resize", [_arr(a)], new_shape=new_shape)
+    return apply("_npi_resize_fallback", [_arr(a)], new_shape=new_shape)
 
 
 def _atleast(n: int, arys):

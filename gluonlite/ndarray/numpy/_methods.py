@@ -76,9 +76,26 @@ def _fluent(fname):
     return method
 
 
-_FLUENT = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all",
-           "any", "cumsum", "round", "swapaxes", "repeat", "tile", "take", "sort",
-           "argsort", "dot", "nonzero", "diagonal", "trace", "ptp", "squeeze", "flip",
+def _reduction_method(fname, with_dtype: bool):
+    """``x.<fname>(axis, [dtype,] out, keepdims)``: NumPy's (and MXNet's) method order,
+    which differs from the module functions' (``keepdims`` before ``out``)."""
+    if with_dtype:
+        def method(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+            return getattr(_op, fname)(self, axis=axis, dtype=dtype, out=out,
+                                       keepdims=keepdims, **kwargs)
+    else:
+        def method(self, axis=None, out=None, keepdims=False):
+            return getattr(_op, fname)(self, axis=axis, out=out, keepdims=keepdims)
+    method.__name__ = fname
+    method.__doc__ = f"``mx.np.{fname}(self, ...)``."
+    return method
+
+
+_REDUCTIONS = {"sum": True, "prod": True, "max": False, "min": False, "all": False,
+               "any": False}
+_FLUENT = ("mean", "std", "var", "argmax", "argmin", "cumsum", "round", "swapaxes",
+           "repeat", "tile", "take", "sort", "argsort", "dot", "nonzero", "diagonal", "trace",
+           "ptp", "squeeze", "flip",
            "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "cbrt", "square",
            "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
            "tanh", "arcsinh", "arccosh", "arctanh", "degrees", "radians", "sign", "floor",
@@ -100,6 +117,8 @@ def install() -> None:
     ndarray.__hash__ = lambda self: id(self)
     for name in _FLUENT:
         setattr(ndarray, name, _fluent(name))
+    for name, with_dtype in _REDUCTIONS.items():
+        setattr(ndarray, name, _reduction_method(name, with_dtype))
     ndarray.flatten = lambda self, order="C": _op.reshape(self, (-1,)).copy() \
         if not recording(self) else _op.reshape(self, (-1,))
     ndarray.transpose = _transpose_method

@@ -15,13 +15,16 @@ def _reduce(op_name, a, axis, keepdims, dtype=None, out=None, **extra):
     return _out(res, out)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+# MXNet's built-in reductions take ``keepdims`` (and ``initial``) before ``out``
+# positionally (``gluonlite._numpy_op_doc`` holds their documented signatures)
+def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None,  # noqa: A001
+        where=None):
     """Sum over ``axis`` (every axis when None)."""
     res = _reduce("_np_sum", a, axis, keepdims, dtype)
     return _out(res if initial is None else res + initial, out)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+def prod(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):
     res = _reduce("_np_prod", a, axis, keepdims, dtype)
     return _out(res if initial is None else res * initial, out)
 
@@ -41,11 +44,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return _reduce("_npi_var", a, axis, keepdims, dtype, out, ddof=ddof)
 
 
-def max(a, axis=None, out=None, keepdims=False):  # noqa: A001
+def max(a, axis=None, keepdims=False, out=None):  # noqa: A001
     return _out(apply("_np_max", [_arr(a)], axis=_axis_attr(axis), keepdims=keepdims), out)
 
 
-def min(a, axis=None, out=None, keepdims=False):  # noqa: A001
+def min(a, axis=None, keepdims=False, out=None):  # noqa: A001
     return _out(apply("_np_min", [_arr(a)], axis=_axis_attr(axis), keepdims=keepdims), out)
 
 
@@ -59,11 +62,11 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return _out(max(a, axis, keepdims=keepdims) - min(a, axis, keepdims=keepdims), out)
 
 
-def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
+def all(a, axis=None, keepdims=False, out=None):  # noqa: A001
     return _out(apply("_np_all", [_arr(a)], axis=_axis_attr(axis), keepdims=keepdims), out)
 
 
-def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
+def any(a, axis=None, keepdims=False, out=None):  # noqa: A001
     return _out(apply("_np_any", [_arr(a)], axis=_axis_attr(axis), keepdims=keepdims), out)
 
 

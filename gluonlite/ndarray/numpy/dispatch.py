@@ -5,6 +5,8 @@ its array results come back as ``mx.np`` arrays (:func:`run_on_host`).
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as onp
 
 from ..ndarray import NDArray
@@ -65,8 +67,27 @@ def array_function(func, types, args, kwargs):
     copies."""
     impl = _mx_impl(func)
     if impl is not None:
+        if len(args) > 1:
+            args, kwargs = _by_numpy_names(func, impl, args, kwargs)
         return impl(*args, **kwargs)
     return run_on_host(func, args, kwargs)
+
+
+def _by_numpy_names(func, impl, args, kwargs):
+    """``args`` past the first bound to NumPy's parameter names, as keywords, where
+    ``impl`` takes those names: the positional order of some ``mx.np`` functions is
+    MXNet's (``max(a, axis, keepdims, out)``), not NumPy's (``max(a, axis, out,
+    keepdims)``)."""
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+        params = inspect.signature(impl).parameters
+    except (TypeError, ValueError):  # no signature, or not NumPy's call: pass as given
+        return args, kwargs
+    names = list(bound.arguments)
+    if any(p.kind is p.VAR_POSITIONAL for p in params.values()) or \
+            not all(n in params for n in names[1:]):
+        return args, kwargs
+    return (bound.arguments[names[0]],), {n: bound.arguments[n] for n in names[1:]}
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):

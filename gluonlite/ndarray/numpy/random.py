@@ -207,7 +207,8 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None) -> nda
     mean, cov = _op._arr(mean), _op._arr(cov)
     shape = _size(size)
     from . import linalg
-    half = onp.result_type(mean.dtype, cov.dtype) == onp.float16  # float16 draws: factor in float32, as MXNet
+    # float16 draws: factor in float32, as MXNet does
+    half = onp.result_type(mean.dtype, cov.dtype) == onp.float16
     if half:
         mean, cov = mean.astype(onp.float32), cov.astype(onp.float32)
     chol = linalg.cholesky(cov)

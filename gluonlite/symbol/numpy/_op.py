@@ -435,7 +435,7 @@ def flipud(m) -> _Symbol:
 
 def resize(a, new_shape) -> _Symbol:
     """The elements in order, repeated to fill ``new_shape``."""
-    return apply("_np_resize", [_sym(a)], new_shape=_ints(new_shape))
+    return apply("_npi_resize_fallback", [_sym(a)], new_shape=_ints(new_shape))
 
 
 def broadcast_to(array, shape) -> _Symbol:  # noqa: A002 - NumPy's name

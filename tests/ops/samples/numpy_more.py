@@ -1,6 +1,6 @@
 """Samples for ``numpy_more.py``, ``numpy_stats.py`` and ``numpy_create.py``: ``_npi_flip``
 (every axis, some axes), ``_np_diag`` (both directions, offsets beyond the matrix),
-``_np_resize`` (growing, shrinking, empty),
+``_npi_resize_fallback`` (growing, shrinking, empty),
 ``_npi_array_split``/``_npi_hsplit``/``_npi_dsplit`` (sections, points beyond the axis),
 the predicates (NaN, infinities, integers), ``_npi_bitwise_not``, ``_npi_nan_to_num``
 (defaults and given values, gradient only where finite), ``_npi_polyval``,
@@ -122,7 +122,7 @@ SAMPLES = {
         Sample([_x(3, 4)], dict(k=6), ref=_diag_ref, grad=False),  # empty
         Sample([_x(3)], dict(k=1), ref=_diag_ref),
     ],
-    "_np_resize": [
+    "_npi_resize_fallback": [
         Sample([_x(2, 3)], dict(new_shape=(4, 4)), ref=_resize_ref),
         Sample([_x(2, 3)], dict(new_shape=(4,)), ref=_resize_ref),
         Sample([_x(3)], dict(new_shape=()), ref=_resize_ref),
