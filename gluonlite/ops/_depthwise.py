@@ -267,8 +267,9 @@ def _phase_input(grid: _Grid, x):
         buf[m:m + grid.total].reshape(x.shape)[...] = x
         return buf
     # one item per phase and half of the channels: large inputs fill them on two threads
-    halves = ([slice(0, grid.c // 2), slice(grid.c // 2, grid.c)]
-              if grid.total >= _PARALLEL_COPY and grid.c >= 2 else [slice(None)])
+    parallel = grid.total >= _PARALLEL_COPY and grid.c >= 2
+    halves = ([slice(0, grid.c // 2), slice(grid.c // 2, grid.c)] if parallel
+              else [slice(None)])
     items = [(g, gsl, xsl, cs) for g, (gsl, xsl) in zip(grid.phase_grids(buf), grid.blocks)
              for cs in halves]
 
@@ -279,7 +280,10 @@ def _phase_input(grid: _Grid, x):
                 _zero_borders(g, gsl)
             g[(slice(None), slice(None)) + gsl] = x[(slice(None), cs) + xsl]
 
-    run_halves(work, items)
+    if parallel:
+        run_halves(work, items)
+    else:  # small inputs: a thread hand-off would cost more than the copies
+        work(items)
     return buf
 
 
