@@ -142,8 +142,41 @@ def test_listed_outputs_are_registered_operators():
     assert LISTED_OUTPUTS <= set(op_names())
 
 
+def test_small_graphs_as_mxnets_amp_test_builds_them():
+    """MXNet's own AMP test (``tests/python/gpu/test_contrib_amp.py``) compares converted
+    graphs with ones built by hand: the same structures here."""
+    from gluonlite.test_utils import same_symbol_structure
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    res = mx.sym.FullyConnected(x, y, num_hidden=10, no_bias=True) + mx.sym.sin(y)
+    got = amp.convert_symbol(res, target_dtype="float16", target_dtype_ops=["FullyConnected"],
+                             fp32_ops=["sin"])
+    x16, y16 = mx.sym.amp_cast(x, dtype="float16"), mx.sym.amp_cast(y, dtype="float16")
+    want = mx.sym.amp_cast(mx.sym.FullyConnected(x16, y16, num_hidden=10, no_bias=True),
+                           dtype="float32") + mx.sym.sin(y)
+    assert same_symbol_structure(got, want)
+    fc = mx.sym.FullyConnected(x, y, num_hidden=10, no_bias=True)
+    for value, want in (("False", fc), ("True", mx.sym.FullyConnected(
+            mx.sym.amp_cast(x, dtype="float32"), mx.sym.amp_cast(y, dtype="float32"),
+            num_hidden=10, no_bias=True))):
+        got = amp.convert_symbol(fc, target_dtype="float16", target_dtype_ops=[],
+                                 fp32_ops=["sin"],
+                                 conditional_fp32_ops=[("FullyConnected", "no_bias", [value])])
+        assert same_symbol_structure(got, want), value
+
+
 def test_errors():
     sym = mlp(mx)
+    # MXNet checks the arguments with assert: its tests expect AssertionError
+    for kw in (dict(target_dtype_ops=["FullyConnected"], fp32_ops=["elemwise_add"]),
+               dict(target_dtype_ops=["FullyConnected"], fp32_ops=["Activation"],
+                    conditional_fp32_ops=[("Activation", "act_type", ["selu"])]),
+               dict(target_dtype_ops=["FullyConnected"], fp32_ops=["FullyConnected"])):
+        with pytest.raises(AssertionError):
+            amp.convert_symbol(sym, target_dtype="float16", **kw)
+    net = mx.gluon.nn.Dense(2)
+    net.initialize()
+    with pytest.raises(RuntimeError, match="hybridize"):
+        amp.convert_hybrid_block(net, ctx=mx.cpu())
     with pytest.raises(MXNetError, match="bfloat16"):
         amp.convert_symbol(sym, target_dtype="bfloat16")
     with pytest.raises(MXNetError, match="two or more lists"):

@@ -48,6 +48,14 @@ __all__ = ["convert_symbol", "convert_model", "convert_hybrid_block",
 _F32 = np.dtype(np.float32)
 
 
+class AmpConversionError(MXNetError, AssertionError):
+    """A bad argument to a conversion (MXNet checks them with ``assert``)."""
+
+
+class _NotHybridizedError(MXNetError, RuntimeError):
+    """``convert_hybrid_block`` on a block without a graph (MXNet: ``RuntimeError``)."""
+
+
 def list_lp16_fp32_ops(target_dtype="float16") -> list:
     """Operators that run in float16 or float32, whichever their inputs have."""
     _check_target(target_dtype)
@@ -63,7 +71,7 @@ def _check_target(target_dtype) -> np.dtype:
     except TypeError:
         dtype = None
     if dtype != np.float16:
-        raise MXNetError(f"amp: target_dtype must be 'float16', not {target_dtype!r}")
+        raise AmpConversionError(f"amp: target_dtype must be 'float16', not {target_dtype!r}")
     return dtype
 
 
@@ -74,7 +82,7 @@ class _Lists:
         for name, value in (("target_dtype_ops", target_dtype_ops), ("fp32_ops", fp32_ops),
                             ("conditional_fp32_ops", conditional_fp32_ops)):
             if value is not None and not isinstance(value, list):
-                raise MXNetError(f"amp: {name} should be a list")
+                raise AmpConversionError(f"amp: {name} should be a list")
         self.target = set(lists.FP16_FUNCS if target_dtype_ops is None else target_dtype_ops)
         self.fp32 = set(lists.FP32_FUNCS if fp32_ops is None else fp32_ops)
         conditional = (lists.CONDITIONAL_FP32_FUNCS if conditional_fp32_ops is None
@@ -83,8 +91,8 @@ class _Lists:
         for item in conditional:
             if not (len(item) == 3 and isinstance(item[0], str) and isinstance(item[1], str)
                     and isinstance(item[2], list)):
-                raise MXNetError("amp: conditional_fp32_ops should be a list of "
-                                 "(str, str, list of str)")
+                raise AmpConversionError("amp: conditional_fp32_ops should be a list of "
+                                         "(str, str, list of str)")
             self.conditional.setdefault(item[0], {}).setdefault(item[1], []).extend(item[2])
         self.widest = set(lists.WIDEST_TYPE_CASTS)
         for a, b, names in ((self.target, self.fp32, "target_dtype_ops and fp32_ops"),
@@ -94,15 +102,15 @@ class _Lists:
                              "fp32_ops and conditional_fp32_ops")):
             common = a & b
             if common:
-                raise MXNetError(f"amp: ops cannot be in two or more lists; common ops in "
-                                 f"{names}: {sorted(common)}")
+                raise AmpConversionError(f"amp: ops cannot be in two or more lists; common "
+                                         f"ops in {names}: {sorted(common)}")
         known = set(lists.FP16_FUNCS) | set(lists.FP32_FUNCS) | set(lists.FP16_FP32_FUNCS) | {
             name for name, _, _ in lists.CONDITIONAL_FP32_FUNCS}
         illegal = (self.target | self.fp32 | set(self.conditional)) - known
         if illegal:
-            raise MXNetError(f"amp: ops {sorted(illegal)} are in none of amp.list_lp16_ops, "
-                             "amp.list_fp32_ops, amp.list_lp16_fp32_ops and "
-                             "amp.list_conditional_fp32_ops")
+            raise AmpConversionError(f"amp: ops {sorted(illegal)} are in none of "
+                                     "amp.list_lp16_ops, amp.list_fp32_ops, "
+                                     "amp.list_lp16_fp32_ops and amp.list_conditional_fp32_ops")
 
     def kind(self, node: Node, excluded: set) -> str:
         """``'fp32'``, ``'target'``, ``'widest'``, ``'conditional'`` or ``'other'``."""
@@ -227,8 +235,8 @@ class _Pass:
 
     def visit_widest(self, node: Node, new: Node) -> None:
         if not node.inputs:
-            raise MXNetError(f"amp: node {node.name} ({node.op.name}) has no inputs; "
-                             "check how the symbol was built")
+            raise AmpConversionError(f"amp: node {node.name} ({node.op.name}) has no inputs; "
+                                     "check how the symbol was built")
         keys = [(id(n), i) for n, i in node.inputs]
         if not all(k in self.low or k in self.fp32 for k in keys):
             first = node.inputs[0]
@@ -307,11 +315,11 @@ def convert_symbol(sym: Symbol, target_dtype="float16", target_dtype_ops=None, f
     Symbol
     """
     if not isinstance(sym, Symbol):
-        raise MXNetError("amp.convert_symbol: the first argument should be a Symbol")
+        raise AmpConversionError("amp.convert_symbol: the first argument should be a Symbol")
     target = _check_target(target_dtype)
     op_lists = _Lists(target_dtype_ops, fp32_ops, conditional_fp32_ops)
     if excluded_sym_names is not None and not isinstance(excluded_sym_names, list):
-        raise MXNetError("amp: excluded_sym_names should be a list of strs")
+        raise AmpConversionError("amp: excluded_sym_names should be a list of strs")
     inputs = sym.list_inputs()
     if data_names is None:
         attrs = sym.attr_dict()
@@ -344,10 +352,10 @@ def convert_model(sym: Symbol, arg_params: dict, aux_params: dict, target_dtype=
     """:func:`convert_symbol` for a model, its parameters cast to the types the converted
     graph gives them; returns ``(sym, arg_params, aux_params)``."""
     if not isinstance(sym, Symbol):
-        raise MXNetError("amp.convert_model: the first argument should be a Symbol")
+        raise AmpConversionError("amp.convert_model: the first argument should be a Symbol")
     if not isinstance(arg_params, dict) or not isinstance(aux_params, dict):
-        raise MXNetError("amp.convert_model: arg_params and aux_params should be dicts of "
-                         "name to NDArray")
+        raise AmpConversionError("amp.convert_model: arg_params and aux_params should be "
+                                 "dicts of name to NDArray")
     params = set(arg_params) | set(aux_params)
     data_names = [n for n in sym.list_inputs() if n not in params]
     out = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
@@ -365,10 +373,10 @@ def convert_hybrid_block(block, target_dtype="float16", target_dtype_ops=None, f
     """
     from ...gluon import HybridBlock, SymbolBlock
     if not isinstance(block, HybridBlock):
-        raise MXNetError("amp.convert_hybrid_block: block input should be a HybridBlock")
+        raise AmpConversionError("amp.convert_hybrid_block: block input should be a HybridBlock")
     if not block._cached_graph:
-        raise MXNetError("amp.convert_hybrid_block: first call block.hybridize() and run "
-                         "a forward pass with the block")
+        raise _NotHybridizedError("amp.convert_hybrid_block: first call block.hybridize() "
+                                  "and run a forward pass with the block")
     inputs, sym = block._cached_graph
     out = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
                          excluded_sym_names, [x.name for x in inputs], cast_optional_params)
@@ -401,12 +409,14 @@ def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype
     with the current module's parameters."""
     from ...module import BucketingModule
     if not isinstance(bucketing_mod, BucketingModule):
-        raise MXNetError("amp.convert_bucketing_module: module should be a BucketingModule")
+        raise AmpConversionError("amp.convert_bucketing_module: module should be a "
+                                 "BucketingModule")
     if not bucketing_mod._buckets:
-        raise MXNetError("amp.convert_bucketing_module: the BucketingModule has no buckets")
+        raise AmpConversionError("amp.convert_bucketing_module: the BucketingModule has no "
+                                 "buckets")
     if not bucketing_mod.params_initialized:
-        raise MXNetError("amp.convert_bucketing_module: the module's parameters should be "
-                         "initialized")
+        raise AmpConversionError("amp.convert_bucketing_module: the module's parameters "
+                                 "should be initialized")
     current = bucketing_mod._curr_module
     arg_params, aux_params = current._arg_params, current._aux_params
     symbols = {}
