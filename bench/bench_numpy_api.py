@@ -58,8 +58,8 @@ def _host_arrays():
             [rs.rand(1000, 1000).astype("float32") for _ in range(2)])
 
 
-def cases_gluonlite():
-    import gluonlite as mx
+def _mx_np_cases(mx, sync):
+    """The cases on ``mx.np`` (gluonlite's or MXNet's): plain calls and one recorded."""
     small, large = _host_arrays()
     np = mx.np
     w = np.array(small[0])
@@ -70,23 +70,18 @@ def cases_gluonlite():
         with mx.autograd.record():
             w * y + 1
     return _cases(np, [np.array(x) for x in small], [np.array(x) for x in large],
-                  {"w * y + 1 recording (4x4)": recorded}), None
+                  {"w * y + 1 recording (4x4)": recorded}), sync
+
+
+def cases_gluonlite():
+    import gluonlite as mx
+    return _mx_np_cases(mx, None)
 
 
 def cases_mxnet():
     import mxnet as mx
     mx.npx.set_np()
-    small, large = _host_arrays()
-    np = mx.np
-    w = np.array(small[0])
-    w.attach_grad()
-    y = np.array(small[1])
-
-    def recorded():
-        with mx.autograd.record():
-            w * y + 1
-    return _cases(np, [np.array(x) for x in small], [np.array(x) for x in large],
-                  {"w * y + 1 recording (4x4)": recorded}), mx.nd.waitall
+    return _mx_np_cases(mx, mx.nd.waitall)
 
 
 def cases_numpy():

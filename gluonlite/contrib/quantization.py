@@ -272,6 +272,14 @@ def _as_numpy(arr) -> np.ndarray:
     return arr.asnumpy() if hasattr(arr, "asnumpy") else np.asarray(arr)
 
 
+def _included_range(include_layer, name: str, arr):
+    """``(host array, min, max)`` of an entry a collector includes, else None."""
+    if include_layer is not None and name not in include_layer:
+        return None
+    arr = _as_numpy(arr)
+    return arr, float(arr.min()), float(arr.max())
+
+
 class _LayerHistogramCollector(CalibrationCollector):
     """Histograms (``num_bins`` symmetric bins) of each included entry, for ``entropy``."""
 
@@ -283,10 +291,10 @@ class _LayerHistogramCollector(CalibrationCollector):
         self.logger = logger
 
     def collect(self, name, arr, *_):
-        if self.include_layer is not None and name not in self.include_layer:
+        seen = _included_range(self.include_layer, name, arr)
+        if seen is None:
             return
-        arr = _as_numpy(arr)
-        lo, hi = float(arr.min()), float(arr.max())
+        arr, lo, hi = seen
         th = max(abs(lo), abs(hi))
         if name in self.hist_dict:
             self.hist_dict[name] = combine_histogram(self.hist_dict[name], arr, lo, hi, th)
@@ -309,10 +317,10 @@ class _LayerOutputMinMaxCollector(CalibrationCollector):
         self.logger = logger
 
     def collect(self, name, arr, *_):
-        if self.include_layer is not None and name not in self.include_layer:
+        seen = _included_range(self.include_layer, name, arr)
+        if seen is None:
             return
-        arr = _as_numpy(arr)
-        lo, hi = float(arr.min()), float(arr.max())
+        _, lo, hi = seen
         if name in self.min_max_dict:
             old = self.min_max_dict[name]
             lo, hi = min(old[0], lo), max(old[1], hi)

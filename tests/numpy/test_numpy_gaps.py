@@ -98,3 +98,11 @@ def test_null_grad_req_grad_cleared_by_freeing_backward():
         onp.testing.assert_allclose(w.grad.asnumpy(), [1., 2.])
     x.attach_grad(grad_req="null")
     assert x.grad is not None
+
+
+def test_kron_of_different_ranks_is_numpys():
+    rng = onp.random.default_rng(0)
+    for sa, sb in (((2,), (3, 2)), ((2, 3), (4,)), ((2, 1, 3), (2, 2)), ((2, 2), (3, 2))):
+        a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+        got = mx.np.kron(mx.np.array(a, dtype="float64"), mx.np.array(b, dtype="float64"))
+        onp.testing.assert_allclose(got.asnumpy(), onp.kron(a, b))

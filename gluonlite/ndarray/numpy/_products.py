@@ -51,9 +51,13 @@ def vdot(a, b) -> ndarray:
 
 
 def kron(a, b) -> ndarray:
+    """The Kronecker product (NumPy's rule: the lower-rank input gets leading axes of
+    length one)."""
     a, b = _arr(a), _arr(b)
-    if a.ndim != b.ndim:
-        raise NotImplementedError("kron: inputs of different ranks are not supported")
+    if a.ndim < b.ndim:
+        a = reshape(a, (1,) * (b.ndim - a.ndim) + a.shape)
+    elif b.ndim < a.ndim:
+        b = reshape(b, (1,) * (a.ndim - b.ndim) + b.shape)
     ea = reshape(a, tuple(d for s in a.shape for d in (s, 1)))
     eb = reshape(b, tuple(d for s in b.shape for d in (1, s)))
     return reshape(ea * eb, tuple(x * y for x, y in zip(a.shape, b.shape)))

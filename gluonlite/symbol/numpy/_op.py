@@ -10,6 +10,7 @@ import numpy as onp
 from ...base import MXNetError
 from ..symbol import Symbol
 from ._symbol import _Symbol, apply
+from ...ndarray.numpy._elementwise import _BINARY_NAMES, _UNARY as _UNARY_NAMES
 
 _NONCOMMUTATIVE = {"subtract", "true_divide", "mod", "power", "arctan2", "copysign", "fmod",
                    "ldexp"}
@@ -40,26 +41,8 @@ def _binary(name: str, x1, x2, out=None):
                     f"{type(x2).__name__}")
 
 
-_BINARY = {
-    "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "true_divide",
-    "true_divide": "true_divide", "mod": "mod", "remainder": "mod", "power": "power",
-    "maximum": "maximum", "minimum": "minimum", "hypot": "hypot", "arctan2": "arctan2",
-    "copysign": "copysign", "fmod": "fmod", "lcm": "lcm", "gcd": "gcd",
-    "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
-    "ldexp": "ldexp", "equal": "equal", "not_equal": "not_equal", "greater": "greater",
-    "greater_equal": "greater_equal", "less": "less", "less_equal": "less_equal",
-    "logical_and": "logical_and", "logical_or": "logical_or", "logical_xor": "logical_xor",
-}
-_UNARY = {
-    "exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10",
-    "log1p": "log1p", "sqrt": "sqrt", "cbrt": "cbrt", "square": "square",
-    "reciprocal": "reciprocal", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "arcsin",
-    "arccos": "arccos", "arctan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
-    "arcsinh": "arcsinh", "arccosh": "arccosh", "arctanh": "arctanh", "degrees": "degrees",
-    "radians": "radians", "negative": "negative", "absolute": "abs", "abs": "abs",
-    "fabs": "abs", "sign": "sign", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
-    "fix": "fix", "rint": "rint",
-}
+# the same NumPy names as mx.np's, on the same operators
+_BINARY, _UNARY = _BINARY_NAMES, _UNARY_NAMES
 
 
 def _def_binary(fname, op_name):
