@@ -74,14 +74,27 @@ def np_reshape_shape(src: tuple, newshape: tuple) -> tuple:
     return newshape
 
 
+def _np_order(order: str) -> str:
+    """NumPy's reshape order: ``'A'`` reads as ``'C'`` here, since an ``mx.np`` array is
+    always laid out in C order."""
+    if order not in ("C", "F", "A"):
+        fail("_np_reshape", f"order must be one of 'C', 'F' or 'A', got {order!r}")
+    return "F" if order == "F" else "C"
+
+
 def _reshape_forward(oc, attrs, inputs, out):
     x = inputs[0]
-    y = x.reshape(np_reshape_shape(x.shape, attrs.newshape))
-    return [put(out, 0, y.copy() if out is None else y)]
+    order = _np_order(attrs.order)
+    y = x.reshape(np_reshape_shape(x.shape, attrs.newshape), order=order)
+    if out is None:
+        y = oc.xp.ascontiguousarray(y) if order == "F" else y.copy()
+    return [put(out, 0, y)]
 
 
 def _reshape_backward(oc, attrs, inputs, outputs, out_grads):
-    return [out_grads[0].reshape(inputs[0].shape)]
+    order = _np_order(attrs.order)
+    g = out_grads[0].reshape(inputs[0].shape, order=order)
+    return [oc.xp.ascontiguousarray(g) if order == "F" else g]
 
 
 def _reshape_infer(attrs, in_shapes):
@@ -94,7 +107,9 @@ def _reshape_infer(attrs, in_shapes):
 register(OpDef("_np_reshape", _reshape_forward, backward=_reshape_backward,
                attrs={"newshape": Attr("shape"), "order": Attr("str", "C")},
                infer_shape=_reshape_infer, backward_uses=("inputs",),
-               doc="NumPy ``reshape`` (``-1`` infers one axis; 0 is a zero-size axis)."))
+               doc="NumPy ``reshape`` (``-1`` infers one axis; 0 is a zero-size axis); "
+                   "``order='F'`` reads and writes the elements in Fortran order, as NumPy "
+                   "(MXNet 1.9.1 ignores ``order``)."))
 
 
 # -- npx reshape: MXNet's codes ----------------------------------------------------------------

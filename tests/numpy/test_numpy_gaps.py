@@ -39,6 +39,46 @@ def test_errors_have_numpy_types():
         np.ones(2).clip()
 
 
+def test_fortran_order_reshape_and_unravel_match_numpy():
+    # MXNet 1.9.1's mx.np.reshape ignores order='F' (a bug); gluonlite follows NumPy
+    a = onp.arange(24.).reshape(2, 3, 4)
+    for shape in [(4, 6), (3, -1), (24,), (2, 2, 2, 3)]:
+        onp.testing.assert_array_equal(np.reshape(np.array(a), shape, order="F").asnumpy(),
+                                       a.reshape(shape, order="F"))
+        onp.testing.assert_array_equal(np.array(a).reshape(shape, order="F").asnumpy(),
+                                       a.reshape(shape, order="F"))
+    onp.testing.assert_array_equal(np.reshape(np.array(a), (4, 6), order="A").asnumpy(),
+                                   a.reshape(4, 6))
+    x = np.array(a)
+    x.attach_grad()
+    w = onp.linspace(-1, 1, 24).reshape(4, 6)
+    with mx.autograd.record():
+        (x.reshape((4, 6), order="F") * np.array(w)).sum().backward()
+    onp.testing.assert_allclose(x.grad.asnumpy(), w.reshape((2, 3, 4), order="F"))
+    with pytest.raises(ValueError):
+        np.reshape(np.array(a), (4, 6), order="K")
+    idx = onp.array([0, 5, 11, 23])
+    got = np.unravel_index(np.array(idx, dtype="int64"), (3, 4, 2), order="F")
+    for g, w in zip(got, onp.unravel_index(idx, (3, 4, 2), order="F")):
+        onp.testing.assert_array_equal(g.asnumpy(), w)
+    with pytest.raises(ValueError):
+        np.unravel_index(np.array(idx, dtype="int64"), (3, 8), order="K")
+
+
+def test_qr_complete_and_raw_modes_match_numpy():
+    # MXNet 1.9.1 computes these through NumPy's own qr (its fallback), without gradient
+    a = onp.random.default_rng(3).uniform(-1, 1, (2, 4, 3)).astype("float32")
+    for mode in ("complete", "raw"):
+        want = onp.linalg.qr(a, mode=mode)
+        got = np.linalg.qr(np.array(a), mode=mode)
+        assert all(isinstance(g, np.ndarray) for g in got)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            onp.testing.assert_allclose(g.asnumpy(), w, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError):
+        np.linalg.qr(np.array(a), mode="full")
+
+
 def test_array_wraps_out_of_range_ints_like_mxnet():
     assert np.array([1621], dtype="uint8").item() == 1621 % 256
 

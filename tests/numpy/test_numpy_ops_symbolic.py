@@ -79,6 +79,8 @@ CASES = {
     "ediff1d": (lambda F, m, v: F.np.ediff1d(m, to_begin=v, to_end=3.0), [_M, _V]),
     "flip_all": (lambda F, a: F.np.flip(a), [_A]),
     "resize": (lambda F, m: F.np.resize(m, (5, 3)), [_M]),
+    "reshape_fortran": (lambda F, a: F.np.reshape(a, (4, -1), order="F") * a.reshape(
+        (4, 6), order="F"), [_A]),
     "broadcast_to": (lambda F, v: F.np.broadcast_to(v, (2, 5)), [_V]),
     "tile": (lambda F, m: F.np.tile(m, (2, 1, 2)), [_M]),
     "squeeze_transpose": (lambda F, a: F.np.transpose(F.np.squeeze(a[:1])), [_A]),
@@ -128,6 +130,8 @@ NO_GRAD = {
     "sort": (lambda F, a: [F.np.sort(a, axis=None), F.np.argsort(a, axis=1)], [_A]),
     "unravel": (lambda F, i: F.np.unravel_index(i, (3, 4)),
                 [onp.array([0, 5, 11], onp.int64)]),
+    "unravel_fortran": (lambda F, i: F.np.unravel_index(i, (3, 4, 2), order="F"),
+                        [onp.array([0, 5, 11, 23], onp.int64)]),
     "diag_indices_from": (lambda F, s: F.np.diag_indices_from(s), [_S]),
     "constraint": (lambda F, a: a * F.npx.constraint_check(a > -10), [_A]),
 }
@@ -138,7 +142,7 @@ def test_hybridized_matches_imperative_no_grad(name):
     fn, arrays = NO_GRAD[name]
     want, _ = _run(fn, arrays, hybridize=False, grad=False)
     got, _ = _run(fn, arrays, hybridize=True, grad=False)
-    if name in ("unravel", "diag_indices_from"):  # one array per axis; a symbol stacks them
+    if name in ("unravel", "unravel_fortran", "diag_indices_from"):  # a symbol stacks them
         want = [onp.stack(want)]
     assert len(got) == len(want)
     for g, w in zip(got, want):

@@ -37,15 +37,18 @@ def _resolve_shape(size: int, shape: tuple, src_shape: tuple) -> tuple:
 
 def reshape(a, newshape, order="C", out=None) -> ndarray:
     """``a`` with a new shape (NumPy's rule: one ``-1`` stands for the rest); written
-    into ``out`` when given."""
+    into ``out`` when given.  ``order='F'`` reads and writes the elements in Fortran
+    order as NumPy does (a copy; MXNet 1.9.1 ignores ``order``)."""
     if out is not None:
         return _out(reshape(a, newshape, order), out)
-    if order != "C":
-        raise NotImplementedError("reshape: only order='C' is supported")
+    if order not in ("C", "F", "A"):
+        raise NpValueError(f"reshape: order must be one of 'C', 'F' or 'A', got {order!r}")
     a = _arr(a)
     if isinstance(newshape, numbers.Integral):
         newshape = (newshape,)
     shape = _resolve_shape(a.size, tuple(newshape), a.shape)
+    if order != "C":  # 'F' reads and writes in Fortran order; 'A' is 'C' for mx.np arrays
+        return apply("_np_reshape", [a], newshape=shape, order=order)
     if shape == a.shape:
         return a if not _recording(a) else apply("_copy", [a])
     if not _recording(a):

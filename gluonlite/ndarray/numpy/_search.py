@@ -90,10 +90,12 @@ def interp(x, xp, fp, left=None, right=None, period=None) -> ndarray:
 
 def unravel_index(indices, shape, order: str = "C"):
     """The coordinates of flat ``indices`` in an array of ``shape`` (a tuple of ``int64``
-    arrays, MXNet's result type)."""
-    if order != "C":
-        raise NotImplementedError("unravel_index: only order='C' is supported")
+    arrays, MXNet's result type); ``order='F'`` reads the flat index in Fortran order."""
+    if order not in ("C", "F"):
+        raise NpValueError(f"unravel_index: order must be 'C' or 'F', got {order!r}")
     shape = _ints(shape)
+    if order == "F":
+        return unravel_index(indices, shape[::-1])[::-1]
     idx = _arr(indices)
     if idx.dtype.kind == "f":
         raise NpTypeError(f"unravel_index: only int indices permitted, got {idx.dtype}")

@@ -14,7 +14,8 @@ from ...base import MXNetError
 from ...ops.numpy_norm import norm_attrs
 from . import _op
 from ..ndarray import NDArray
-from ._array import apply, ndarray
+from ._array import NpValueError, apply, ndarray
+from ._common import _host_array
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "solve", "eigvalsh", "eigh", "svd",
            "qr", "pinv", "eig", "eigvals", "lstsq", "matrix_rank", "matrix_power",
@@ -102,10 +103,16 @@ def svd(a):
 
 
 def qr(a, mode="reduced"):
-    """QR factorization: ``(q, r)`` (``mode='reduced'``) or ``r`` alone (``mode='r'``)."""
+    """QR factorization: ``(q, r)`` (``mode='reduced'``, differentiable), ``r`` alone
+    (``mode='r'``), or NumPy's ``'complete'`` and ``'raw'`` results, computed on the host
+    without a gradient as MXNet 1.9.1's NumPy fallback does."""
+    if mode in ("complete", "raw"):
+        a = _float(a)
+        res = onp.linalg.qr(a.asnumpy(), mode=mode)
+        return tuple(_host_array(onp.ascontiguousarray(v), v.dtype, a.context)
+                     for v in res)
     if mode not in ("reduced", "r"):
-        raise NotImplementedError(f"linalg.qr: mode '{mode}' is not supported (only "
-                                  f"'reduced' and 'r')")
+        raise NpValueError(f"linalg.qr: unrecognized mode {mode!r}")
     q, r = apply("_npi_qr", [_float(a)])
     return r if mode == "r" else (q, r)
 

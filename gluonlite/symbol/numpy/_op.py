@@ -503,10 +503,13 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None) -> _Symbol:
 
 
 def unravel_index(indices, shape, order: str = "C") -> _Symbol:
-    """The coordinates of flat ``indices`` in an array of ``shape``, one row per axis."""
-    if order != "C":
-        raise NotImplementedError("mx.sym.np.unravel_index: only order='C' is supported")
-    return apply("_unravel_index", [_sym(indices)], shape=_ints(shape))
+    """The coordinates of flat ``indices`` in an array of ``shape``, one row per axis
+    (``order='F'`` reads the flat index in Fortran order)."""
+    if order not in ("C", "F"):
+        raise ValueError(f"mx.sym.np.unravel_index: order must be 'C' or 'F', got {order!r}")
+    if order == "C":
+        return apply("_unravel_index", [_sym(indices)], shape=_ints(shape))
+    return flip(apply("_unravel_index", [_sym(indices)], shape=_ints(shape)[::-1]), 0)
 
 
 def vdot(a, b) -> _Symbol:

@@ -24,7 +24,7 @@ def _where_ref(c, x, y):
 
 
 def _reshape_ref(x, newshape, order="C"):
-    return x.reshape(newshape)
+    return x.reshape(newshape, order="F" if order == "F" else "C")
 
 
 def _npx_reshape_ref(expected_shape):
@@ -47,6 +47,9 @@ SAMPLES = {
         Sample([_x(2, 3, 4)], dict(newshape=(-1,)), ref=_reshape_ref),
         Sample([_x(2, 3, 4)], dict(newshape=(4, -1, 2)), ref=_reshape_ref),
         Sample([_x(2, 3, 2, 2)], dict(newshape=(2, 3, -1)), ref=_reshape_ref),
+        Sample([_x(2, 3, 4)], dict(newshape=(4, -1), order="F"), ref=_reshape_ref),
+        Sample([_x(2, 3, 2, 2)], dict(newshape=(3, 8), order="F"), ref=_reshape_ref),
+        Sample([_x(2, 3, 4)], dict(newshape=(6, 4), order="A"), ref=_reshape_ref),
     ],
     "_npx_reshape": [  # MXNet 1.9.1's npx.reshape gives these shapes
         Sample([_x(2, 3, 4)], dict(newshape=(-2, -1)), ref=_npx_reshape_ref((2, 12))),
