@@ -449,10 +449,12 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: bool = False,
          train_mode: bool = True):
-    """Return the gradients of ``heads`` with respect to ``variables`` (not written to ``.grad``)."""
+    """Return the gradients of ``heads`` with respect to ``variables`` (not written to ``.grad``).
+
+    Always a list, one gradient per variable, also for a single variable: MXNet 1.9.1
+    returns a list there too (code such as ``autograd.grad(y, x)[0]`` relies on it)."""
     wrap = _wrap
-    single = isinstance(variables, _Array)
-    if single:
+    if isinstance(variables, _Array):
         variables = [variables]
     if isinstance(heads, _Array):
         heads = [heads]
@@ -478,7 +480,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph: boo
             out.append(rec[1])
         else:
             out.append(wrap(rec[1], v.context))
-    return out[0] if single else out
+    return out
 
 
 _GRAPH_BUILDER: list = []

@@ -38,15 +38,15 @@ def random_uniform_arrays(*shapes, **kwargs) -> list:
     """Uniform random NumPy arrays of the given shapes.
 
     Keyword arguments: ``low`` (default 0), ``high`` (default 1), ``dtype``
-    (default float32).  One shape gives one array, not a list.
+    (default float32).  Always a list, also for one shape (MXNet's rule, unlike
+    ``random_arrays``).
     """
     low = kwargs.pop("low", 0.0)
     high = kwargs.pop("high", 1.0)
     dtype = kwargs.pop("dtype", np.float32)
     if kwargs:
         raise TypeError(f"random_uniform_arrays: unexpected arguments {sorted(kwargs)}")
-    arrays = [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
-    return arrays[0] if len(arrays) == 1 else arrays
+    return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
 
 
 def create_2d_tensor(rows: int, columns: int, dtype=np.int64):

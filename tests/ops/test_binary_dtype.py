@@ -243,7 +243,7 @@ def _second(fn, values):
     x = nd.array(values)
     x.attach_grad()
     with autograd.record():
-        dy = autograd.grad(fn(x), x, create_graph=True)
+        dy = autograd.grad(fn(x), x, create_graph=True)[0]
     dy.backward()
     return dy.asnumpy(), x.grad.asnumpy()
 
@@ -275,7 +275,7 @@ def test_higher_order_through_broadcast_reduction():
     x.attach_grad()
     with autograd.record():
         y = nd.broadcast_mul(nd.ones((2, 3)), x * x)
-        dy = autograd.grad(y, x, create_graph=True)
+        dy = autograd.grad(y, x, create_graph=True)[0]
     dy.backward()
     np.testing.assert_allclose(dy.asnumpy(), [4, 8, 12])
     np.testing.assert_allclose(x.grad.asnumpy(), [4, 4, 4])

@@ -192,7 +192,7 @@ def test_second_derivative(op, v):
     x.attach_grad()
     with autograd.record():
         y = fn(x)
-        dy = autograd.grad(y, x, create_graph=True)
+        dy = autograd.grad(y, x, create_graph=True)[0]
     dy.backward()
     h = 1e-5
     expected = (_first(op, v + h) - _first(op, v - h)) / (2 * h)
@@ -206,7 +206,7 @@ def test_second_derivative_of_misc_ops():
     with autograd.record():
         y = (nd.smooth_l1(x, scalar=1.0) + nd.clip(x, -1.0, 1.0) * 3
              + nd.identity(x) * x + nd.BlockGrad(x) * x)
-        dy = autograd.grad(y, x, create_graph=True)
+        dy = autograd.grad(y, x, create_graph=True)[0]
     dy.backward()
     v = x.asnumpy()
     np.testing.assert_allclose(dy.asnumpy(), np.array([-1, 0.3 + 3, 0.5 + 3, 1]) + 3 * v)

@@ -173,7 +173,7 @@ def test_higher_order_through_linear_ops():
         b = nd.broadcast_to(nd.reshape(x, shape=(2, 1, 3)), shape=(2, 2, 3))
         y = nd.sum(nd.transpose(b) ** 2, axis=1)
         y = nd.mean(nd.flip(nd.SwapAxis(y, dim1=0, dim2=1), axis=0))
-        dx = autograd.grad(y, x, create_graph=True)
+        dx = autograd.grad(y, x, create_graph=True)[0]
     np.testing.assert_allclose(dx.asnumpy(), 4 * x.asnumpy() / 6, rtol=1e-6)
     dx.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), np.full((2, 3), 4 / 6), rtol=1e-6)
