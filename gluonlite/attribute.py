@@ -7,6 +7,19 @@ from collections import defaultdict
 __all__ = ["AttrScope"]
 
 
+class _ThreadCurrentMeta(type):
+    """Metaclass of the scope classes (``AttrScope``, ``NameManager``): assigning
+    ``Cls.current = scope`` sets the calling thread's current scope (the class's
+    ``_current`` thread-local), as MXNet's class property does, instead of replacing
+    the per-thread property for every thread."""
+
+    def __setattr__(cls, key, value):
+        if key == "current":
+            cls._current.value = value
+            return
+        super().__setattr__(key, value)
+
+
 class _CurrentProperty:
     def __get__(self, obj, owner):
         local = AttrScope._current
@@ -15,7 +28,7 @@ class _CurrentProperty:
         return local.value
 
 
-class AttrScope:
+class AttrScope(metaclass=_ThreadCurrentMeta):
     """Attribute scope: string attributes given to the symbols created within it.
 
     Scopes nest; an inner scope adds to (and overrides) the outer one's attributes.

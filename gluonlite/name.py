@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 
+from .attribute import _ThreadCurrentMeta
+
 __all__ = ["NameManager", "Prefix"]
 
 
@@ -21,7 +23,7 @@ class _CurrentProperty:
         return local.value
 
 
-class NameManager:
+class NameManager(metaclass=_ThreadCurrentMeta):
     """Gives each unnamed symbol a unique name ``<hint><counter>``.
 
     Use as a context manager to start fresh counters::

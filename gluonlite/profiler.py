@@ -5,14 +5,20 @@ host: imperative calls (``nd.*``), their backward (``_backward_<op>``), and each
 of compiled graphs (hybridized blocks, ``SymbolBlock``, the Module family), forward and
 backward.  ``dump()`` writes a Chrome trace (``chrome://tracing``, the format MXNet
 writes: ``traceEvents`` with ``B``/``E`` pairs per call); ``dumps()`` gives MXNet's
-aggregate table (or JSON).  User ranges come from ``Domain``, ``Task``, ``Frame``,
-``Event``, ``Counter`` and ``Marker``, as in MXNet.
+aggregate statistics as MXNet's table or JSON (``_profiler_stats``), in MXNet's
+domains: ``operator``; ``Custom Operator`` for a Python custom operator's own code
+(``MySigmoid::pure_python``, ``_backward_MySigmoid::pure_python``) and the operators it
+calls (``MySigmoid::_zeros``); a user ``Domain``'s name for its tasks and counters,
+``<domain>,frame`` for its frames, ``event`` for events.  User ranges come from
+``Domain``, ``Task``, ``Frame``, ``Event``, ``Counter`` and ``Marker``, as in MXNet.
 
 Times are host times: on a GPU an operator is timed when its kernels are launched
 (CuPy runs them asynchronously), not when they finish.  Compiled graphs take their
 step-by-step path while profiling, which itself adds a little time per step.
-Memory and C-API statistics of MXNet (``profile_memory``, ``profile_api``) have no
-counterpart here and are accepted and ignored.
+MXNet's C-API statistics (``profile_api``, the ``MXNET_C_API`` domain) have no
+counterpart here; ``profile_memory`` is accepted, but gluonlite does not track the bytes
+in use per device, so the JSON's ``Memory`` section stays empty (as MXNet's is when no
+storage was allocated) rather than holding invented numbers.
 """
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ import threading
 import time
 import warnings
 
+from . import _profiler_stats as _stats
 from .base import MXNetError, write_atomically
 
 __all__ = ["set_config", "set_state", "dump", "dumps", "pause", "resume", "Domain",
@@ -42,16 +49,48 @@ class _Recorder:
         self.running = False
         self.paused = False
         self.events: list = []
-        self.stats: dict = {}          # category -> name -> [count, total, min, max] (ns)
+        self.stats: dict = {}          # domain -> name -> _profiler_stats.Stat
         self.lock = threading.Lock()
         self.clock = time.perf_counter_ns
         self._epoch_ns = time.time_ns() - time.perf_counter_ns()
+        self.local = threading.local()  # the custom operators running in this thread
 
     # the hook the operator paths call: one finished operator call
     def operator(self, name: str, start_ns: int) -> None:
         if self.paused:
             return
-        self.record("operator", name, start_ns, self.clock())
+        end = self.clock()
+        local = self.local
+        scopes = getattr(local, "scopes", None)
+        if scopes:  # called by a custom operator's Python code
+            self.record("Custom Operator", f"{scopes[-1]}::{name}", start_ns, end)
+            return
+        done = getattr(local, "custom_done", None)
+        if done is not None:
+            local.custom_done = None
+            if start_ns <= done:
+                # the call that ran a custom operator: recorded as its ``::pure_python``
+                return
+        self.record("operator", name, start_ns, end)
+
+    def enter_custom(self, label: str) -> int:
+        """A custom operator's Python code starts (``label``: ``op_type`` or
+        ``_backward_<op_type>``); returns the start time for :meth:`exit_custom`."""
+        scopes = getattr(self.local, "scopes", None)
+        if scopes is None:
+            scopes = self.local.scopes = []
+        scopes.append(label)
+        return self.clock()
+
+    def exit_custom(self, label: str, start_ns: int) -> None:
+        """The custom operator's code ended: record it as ``<label>::pure_python``; the
+        operator call enclosing it (``Custom``, ``_backward_Custom``) is not recorded
+        again."""
+        self.local.scopes.pop()
+        if not self.local.scopes:
+            self.local.custom_done = start_ns
+        if self.running and not self.paused:
+            self.record("Custom Operator", f"{label}::pure_python", start_ns, self.clock())
 
     def record(self, category: str, name: str, start_ns: int, end_ns: int,
                pid: int = 0) -> None:
@@ -64,13 +103,13 @@ class _Recorder:
             self.events.append({"name": name, "cat": category, "ph": "E", "ts": end,
                                 "pid": pid, "tid": tid})
             if self.config.get("aggregate_stats"):
-                entry = self.stats.setdefault(category, {}).setdefault(
-                    name, [0, 0, None, 0])
-                took = end_ns - start_ns
-                entry[0] += 1
-                entry[1] += took
-                entry[2] = took if entry[2] is None else min(entry[2], took)
-                entry[3] = max(entry[3], took)
+                self._entry(category, name, _stats.DURATION).add_duration(end_ns - start_ns)
+
+    def _entry(self, category: str, name: str, kind: str) -> "_stats.Stat":
+        entry = self.stats.setdefault(category, {}).get(name)
+        if entry is None:
+            entry = self.stats[category][name] = _stats.Stat(kind)
+        return entry
 
     def instant(self, category: str, name: str, scope: str = "process", args=None) -> None:
         ts = (self.clock() + self._epoch_ns) / 1000.0
@@ -81,6 +120,11 @@ class _Recorder:
             event["ph"] = "C"
         with self.lock:
             self.events.append(event)
+            if self.config.get("aggregate_stats"):
+                if args:  # a counter's new value
+                    self._entry(category, name, _stats.COUNTER).add_value(args[name])
+                else:     # a marker: MXNet lists its domain, with no printable entry
+                    self._entry(category, name, _stats.INSTANT)
 
     def install(self, active: bool) -> None:
         """Point the operator paths at this recorder (or detach it)."""
@@ -169,53 +213,86 @@ def dump_profile() -> None:
     dump(True)
 
 
-_SORT = {"total": 1, "avg": None, "min": 2, "max": 3, "count": 0}
-
-
 def dumps(reset: bool = False, format: str = "table", sort_by: str = "total",
           ascending: bool = False) -> str:
-    """The aggregate statistics (with ``set_config(aggregate_stats=True)``) as MXNet's
-    table or as JSON; ``reset`` clears them."""
+    """The aggregate statistics (kept with ``set_config(aggregate_stats=True)``) in
+    MXNet's layout.
+
+    Parameters
+    ----------
+    reset : bool
+        Clear the statistics after printing them.
+    format : {'table', 'json'}
+        MXNet's text table, or its JSON document (``Time``: domain -> name ->
+        ``Count``/``Total``/``Min``/``Max``/``Avg`` in ms; ``Memory``; ``Unit``).
+    sort_by : {'total', 'avg', 'min', 'max', 'count'}
+        The statistic the entries of each domain are sorted by.
+    ascending : bool
+        Sort smallest first (largest first by default).
+
+    Returns
+    -------
+    str
+    """
     if format not in ("table", "json"):
         raise AssertionError(f"Invalid value provided for format: {format}. "
                              "Support: 'table', 'json'")
-    if sort_by not in _SORT:
+    if sort_by not in _stats.SORT_KEYS:
         raise AssertionError(f"Invalid value provided for sort_by: {sort_by}. Support: "
                              "'total', 'avg', 'min', 'max', 'count'")
+    if ascending not in (True, False):
+        raise AssertionError(f"Invalid value provided for ascending: {ascending}. "
+                             "Support: False, True")
     with _REC.lock:
-        stats = {cat: {name: list(v) for name, v in names.items()}
+        stats = {cat: {name: st.copy() for name, st in names.items()}
                  for cat, names in _REC.stats.items()}
         if reset:
             _REC.stats.clear()
-
-    def key(item):
-        count, total, low, high = item[1]
-        k = _SORT[sort_by]
-        return total / max(count, 1) if k is None else item[1][k]
-
     if format == "json":
-        out = {"Time": {cat: {name: {"Count": v[0], "Total": v[1] / 1e6,
-                                     "Min": (v[2] or 0) / 1e6, "Max": v[3] / 1e6,
-                                     "Avg": v[1] / max(v[0], 1) / 1e6}
-                              for name, v in sorted(names.items(), key=key,
-                                                    reverse=not ascending)}
-                        for cat, names in stats.items()},
-               "Unit": {"Time": "ms"}}
-        return json.dumps(out)
-    lines = ["", "Profile Statistics:", "\tNote the difference in units for different "
-             "entries."]
-    for cat, names in stats.items():
-        lines += [cat, "=" * 17,
-                  f"{'Name':<30}{'Total Count':>11}{'Time (ms)':>17}{'Min Time (ms)':>17}"
-                  f"{'Max Time (ms)':>17}{'Avg Time (ms)':>17}",
-                  f"{'----':<30}{'-----------':>11}{'---------':>17}{'-------------':>17}"
-                  f"{'-------------':>17}{'-------------':>17}"]
-        for name, (count, total, low, high) in sorted(names.items(), key=key,
-                                                      reverse=not ascending):
-            lines.append(f"{name:<30}{count:>11}{total / 1e6:>17.4f}{(low or 0) / 1e6:>17.4f}"
-                         f"{high / 1e6:>17.4f}{total / max(count, 1) / 1e6:>17.4f}")
-        lines.append("")
-    return "\n".join(lines)
+        return _stats.format_json(stats, sort_by, bool(ascending))
+    return _stats.format_table(stats, sort_by, bool(ascending))
+
+
+class _CustomScope:
+    """Times a Python custom operator's own code while the profiler runs."""
+
+    __slots__ = ("label", "start")
+
+    def __init__(self, label: str):
+        self.label = label
+        self.start = None
+
+    def __enter__(self) -> "_CustomScope":
+        self.start = _REC.enter_custom(self.label)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        _REC.exit_custom(self.label, self.start)
+        return False
+
+
+class _NoScope:
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+_NO_SCOPE = _NoScope()
+
+
+def custom_operator_scope(op_type: str, backward: bool = False):
+    """The scope ``mx.operator``'s runtime runs a custom operator's ``forward``
+    (``backward``) in: while profiling it records ``<op_type>::pure_python``
+    (``_backward_<op_type>::pure_python``) in the ``Custom Operator`` domain, and the
+    operators called inside as ``<op_type>::<operator>``, as MXNet does.  When the
+    profiler is off it does nothing."""
+    if not _REC.running:
+        return _NO_SCOPE
+    return _CustomScope(("_backward_" if backward else "") + op_type)
 
 
 def set_kvstore_handle(handle) -> None:
@@ -277,7 +354,15 @@ class Task(_Range):
 
 
 class Frame(_Range):
-    """A frame of a domain (e.g. one iteration)."""
+    """A frame of a domain (e.g. one iteration); its statistics are in domain
+    ``<domain>,frame``, as in MXNet."""
+
+    def stop(self) -> None:
+        if self._start is None:
+            raise MXNetError(f"profiler: Frame '{self.name}' stopped before it was started")
+        if _REC.running and not _REC.paused:
+            _REC.record(f"{self.domain},frame", self.name, self._start, _REC.clock())
+        self._start = None
 
 
 class Event(_Range):
@@ -332,4 +417,4 @@ class Marker:
         if scope not in ("global", "process", "thread", "task", "marker"):
             raise MXNetError(f"profiler.Marker: unknown scope {scope!r}")
         if _REC.running and not _REC.paused:
-            _REC.instant(str(self.domain), self.name, scope=scope)
+            _REC.instant(f"{self.domain},instant_marker", self.name, scope=scope)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 
 __all__ = ["is_np_array", "is_np_shape", "set_np", "reset_np", "use_np", "np_shape",
            "np_array", "set_np_shape", "use_np_shape", "use_np_array", "makedirs",
@@ -12,18 +13,70 @@ __all__ = ["is_np_array", "is_np_shape", "set_np", "reset_np", "use_np", "np_sha
 
 class _NumpyMode:
     """Which of MXNet's NumPy semantics are on (``npx.set_np``), for the whole process
-    (data-loader threads see what the main thread set)."""
+    (data-loader threads see what the main thread set).
+
+    A ``with np_array(...)`` scope (:class:`_NumpyArrayScope`) overrides the array mode
+    in its own thread only, as in MXNet; threads without such a scope see the
+    process-wide mode.
+    """
 
     def __init__(self):
         self._modes = {"shape": False, "array": False, "dtype": False}
 
     def get(self, key: str) -> bool:
+        if key == "array":
+            scope = getattr(_NumpyArrayScope._current, "value", None)
+            if scope is not None:
+                return bool(scope._is_np_array)
         return self._modes[key]
 
     def set(self, key: str, value: bool) -> bool:
         prev = self._modes[key]
         self._modes[key] = bool(value)
         return prev
+
+
+class _NumpyArrayScope:
+    """A thread-local scope of ``mx.np`` array mode (MXNet's class of the same name).
+
+    ``_current`` is a ``threading.local`` whose ``value`` is the innermost open scope of
+    that thread; a thread with no open scope uses the process-wide mode set by
+    :func:`set_np`.  Use :func:`np_array` rather than this class directly.
+    """
+
+    _current = threading.local()
+
+    def __init__(self, is_np_array: bool):  # noqa: D107 - MXNet's signature
+        self._is_np_array = bool(is_np_array)
+        self._old_scope = None
+        self._local = None
+
+    def __enter__(self) -> "_NumpyArrayScope":
+        # restore on the holder entered (even if ``_current`` is replaced meanwhile)
+        self._local = _NumpyArrayScope._current
+        self._old_scope = getattr(self._local, "value", None)
+        self._local.value = self
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self._old_scope is None:
+            try:
+                del self._local.value
+            except AttributeError:
+                pass
+        else:
+            self._local.value = self._old_scope
+        self._local = None
+        return False
+
+    def __call__(self, func):
+        active = self._is_np_array
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with _NumpyArrayScope(active):
+                return func(*args, **kwargs)
+        return wrapper
 
 
 _MODE = _NumpyMode()
@@ -66,6 +119,9 @@ def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
     _MODE.set("shape", shape)
     _MODE.set("array", array)
     _MODE.set("dtype", dtype)
+    scope = getattr(_NumpyArrayScope._current, "value", None)
+    if scope is not None:  # inside an ``np_array``/``use_np`` scope of this thread
+        scope._is_np_array = bool(array)
 
 
 def reset_np() -> None:
@@ -81,12 +137,18 @@ class _ModeScope:
         self._prev = None
 
     def __enter__(self):
-        self._prev = {k: _MODE.set(k, v) for k, v in self._modes.items()}
+        modes = dict(self._modes)
+        self._array = None
+        if "array" in modes:  # thread-local, as MXNet's np_array scope
+            self._array = _NumpyArrayScope(modes.pop("array")).__enter__()
+        self._prev = {k: _MODE.set(k, v) for k, v in modes.items()}
         return self
 
     def __exit__(self, *exc):
         for k, v in self._prev.items():
             _MODE.set(k, v)
+        if self._array is not None:
+            self._array.__exit__(*exc)
         return False
 
     def __call__(self, func):
@@ -104,9 +166,10 @@ def np_shape(active: bool = True) -> _ModeScope:
     return _ModeScope(shape=active)
 
 
-def np_array(active: bool = True) -> _ModeScope:
-    """Scope or decorator with ``mx.np`` arrays in Gluon on or off."""
-    return _ModeScope(array=active)
+def np_array(active: bool = True) -> _NumpyArrayScope:
+    """Scope or decorator with ``mx.np`` arrays in Gluon on or off, in this thread only
+    (other threads keep their own scope or the process-wide mode)."""
+    return _NumpyArrayScope(active)
 
 
 def np_default_dtype(active: bool = True) -> _ModeScope:

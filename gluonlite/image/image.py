@@ -143,7 +143,13 @@ def _get_interp_method(interp: int, sizes=()) -> int:
 
 def imresize(src, w: int, h: int, interp: int = 1, out=None):
     """Resize an ``(H, W, C)`` image to ``(h, w)`` (OpenCV interpolation codes; the
-    ``image.resize`` operator's weights)."""
+    ``image.resize`` operator's weights).  An unknown ``interp`` raises ``MXNetError``,
+    as MXNet's OpenCV operator does (``resize_short`` and the augmenters raise
+    ``ValueError``, as MXNet's Python helper does)."""
+    if interp not in (0, 1, 2, 3, 4, 9, 10):
+        raise MXNetError(f"imresize: Unknown interpolation method {interp} (OpenCV codes "
+                         f"0-4, 9, 10) resizing an image of shape {tuple(src.shape)} to "
+                         f"({h}, {w})")
     code = _get_interp_method(interp)
     result = nd.image.resize(src, size=(w, h), interp=code)
     if out is not None:

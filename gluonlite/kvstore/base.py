@@ -9,6 +9,10 @@ from ..base import MXNetError
 
 __all__ = ["KVStoreBase", "TestStore", "create"]
 
+class _NotSupported(MXNetError, NotImplementedError):
+    """An operation the store does not offer (MXNet raises ``NotImplementedError``)."""
+
+
 _TYPES = ("local", "device", "local_allreduce_cpu", "local_allreduce_device", "local_update_cpu")
 
 
@@ -39,6 +43,20 @@ class KVStoreBase:
         if capability.lower() != KVStoreBase.OPTIMIZER:
             raise ValueError(f"Unknown capability: {capability}")
         return True
+
+    def set_optimizer(self, optimizer) -> None:
+        """Run ``optimizer`` inside the store; stores without the ``'optimizer'``
+        capability raise ``NotImplementedError`` (an ``MXNetError``), as in MXNet."""
+        raise _NotSupported(f"{type(self).__name__} cannot run an optimizer "
+                            "(is_capable('optimizer') is False)")
+
+    def save_optimizer_states(self, fname: str, dump_optimizer: bool = False) -> None:
+        """Save the store's optimizer states; see :meth:`set_optimizer`."""
+        raise _NotSupported(f"{type(self).__name__} has no optimizer states to save")
+
+    def load_optimizer_states(self, fname: str) -> None:
+        """Load the store's optimizer states; see :meth:`set_optimizer`."""
+        raise _NotSupported(f"{type(self).__name__} has no optimizer states to load")
 
     @property
     def rank(self) -> int:
@@ -83,9 +101,6 @@ class TestStore(KVStoreBase):
     @property
     def type(self) -> str:
         return "teststore"
-
-    def set_optimizer(self, optimizer) -> None:
-        raise MXNetError("TestStore cannot run an optimizer")
 
 
 def create(name: str = "local") -> KVStoreBase:

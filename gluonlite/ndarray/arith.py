@@ -10,6 +10,7 @@ from ..base import MXNetError, numeric_types
 from ..autograd import _state
 from ..ops._binary_math import MATH
 from ..ops.registry import get_op
+from . import invoke as _invoke
 from .invoke import invoke
 from .ndarray import NDArray
 
@@ -136,7 +137,8 @@ def _install_operators() -> None:
         # to invoke; everything else takes the general path
         def fn(self, other):
             kind = type(other)
-            if ufunc is not None and not _state.recording:
+            # the profiler times operators: take the path that goes through invoke
+            if ufunc is not None and not _state.recording and _invoke.profiler is None:
                 fast = _cpu_ufunc(ufunc, self, other, kind)
                 if fast is not None:
                     return fast
@@ -154,8 +156,8 @@ def _install_operators() -> None:
         ufunc = getattr(np, MATH[math].ufunc) if math else None
 
         def fn(self, other):
-            if ufunc is not None and not _state.recording and \
-                    _cpu_ufunc_inplace(ufunc, self, other, type(other)):
+            if ufunc is not None and not _state.recording and _invoke.profiler is None \
+                    and _cpu_ufunc_inplace(ufunc, self, other, type(other)):
                 return self
             return _binary(name, self, other, out=self)
         return fn

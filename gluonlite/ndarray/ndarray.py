@@ -437,11 +437,16 @@ def _creation(fill, shape, ctx, dtype, value=None, out=None) -> NDArray:
         shape = (int(shape),)
     dt = np.dtype(dtype) if dtype is not None else _DEFAULT_DTYPE
     xp = ctx.xp
+    prof = _invoke_module.profiler
+    if prof is not None:
+        t0 = prof.clock()
     if ctx.device_typeid == 2:
         with xp.cuda.Device(ctx.device_id):
             data = _fill(xp, fill, tuple(shape), dt, value)
     else:
         data = _fill(xp, fill, tuple(shape), dt, value)
+    if prof is not None and fill != "empty":  # MXNet's _zeros, _ones, _full operators
+        prof.operator("_" + fill, t0)
     return NDArray(data, ctx)
 
 

@@ -114,11 +114,15 @@ def _sparse_record(st, dev_type: int, dev_id: int) -> bytes:
     return b"".join(parts)
 
 
-def _record(arr, dev_type: int, dev_id: int) -> bytes:
+def _record(arr, dev_type: int, dev_id: int, np_shape: bool = False) -> bytes:
     if getattr(arr, "stype", "default") != "default":
+        if np_shape:
+            raise MXNetError("nd.save: only allow serializing ndarray of default storage "
+                             f"type in np shape semantics (got a {arr.stype} array of shape "
+                             f"{tuple(arr.shape)})")
         return _sparse_record(arr, dev_type, dev_id)
     flag = _dtype_flag(arr.dtype)
-    parts = [struct.pack("<IiI", V2_MAGIC, 0, arr.ndim)]
+    parts = [struct.pack("<IiI", V3_MAGIC if np_shape else V2_MAGIC, 0, arr.ndim)]
     if arr.ndim:
         parts.append(struct.pack(f"<{arr.ndim}q", *arr.shape))
     parts.append(struct.pack("<iii", dev_type, dev_id, flag))
@@ -126,7 +130,8 @@ def _record(arr, dev_type: int, dev_id: int) -> bytes:
     return b"".join(parts)
 
 
-def dumps(arrays: Sequence[Tuple[np.ndarray, int, int]], names: Optional[Sequence[str]]) -> bytes:
+def dumps(arrays: Sequence[Tuple[np.ndarray, int, int]], names: Optional[Sequence[str]],
+          np_shape: bool = False) -> bytes:
     """Serialize arrays to MXNet's format.
 
     Parameters
@@ -136,6 +141,9 @@ def dumps(arrays: Sequence[Tuple[np.ndarray, int, int]], names: Optional[Sequenc
         storage records (``RowSparseStorage`` / ``CSRStorage`` with NumPy components).
     names : sequence of str or None
         One name per array (dict form) or ``None`` (list form).
+    np_shape : bool
+        Write V3 records, as MXNet does in NumPy-shape semantics (dense arrays only:
+        a sparse array raises ``MXNetError``, as in MXNet).
 
     Returns
     -------
@@ -143,7 +151,7 @@ def dumps(arrays: Sequence[Tuple[np.ndarray, int, int]], names: Optional[Sequenc
         The file contents, byte-identical to what MXNet 1.9.1 writes.
     """
     parts = [struct.pack("<QQQ", LIST_MAGIC, 0, len(arrays))]
-    parts.extend(_record(a, t, i) for a, t, i in arrays)
+    parts.extend(_record(a, t, i, np_shape) for a, t, i in arrays)
     names = list(names or ())
     parts.append(struct.pack("<Q", len(names)))
     for name in names:
@@ -284,9 +292,26 @@ def _read_sparse(r: _Reader, stype: int):
     return _sparse_storage(r, stype, shape, data, aux)
 
 
-def _read_record(r: _Reader, zero_dim_scalar: bool):
+def _check_semantics(r: _Reader, head: int, np_shape: Optional[bool], start: int) -> None:
+    """MXNet's rule: V3 records (written in NumPy-shape semantics) load only in those
+    semantics, older records only outside them (a 0 in a V1/V2 shape means "unknown",
+    in a V3 shape it is a size)."""
+    if np_shape is None:
+        return
+    if head == V3_MAGIC and not np_shape:
+        raise r.fail(f"the ndarray at byte {start} was saved in np shape semantics, must be "
+                     "loaded in the same semantics: turn on np shape semantics with "
+                     "`with mx.np_shape(True)` (or `use_np_shape`) around the load")
+    if head != V3_MAGIC and np_shape:
+        raise r.fail(f"the ndarray at byte {start} was not saved in np shape semantics, but "
+                     "is being loaded in np shape semantics: load it inside "
+                     "`with mx.np_shape(False)`")
+
+
+def _read_record(r: _Reader, zero_dim_scalar: bool, np_shape: Optional[bool] = None):
     start = r.pos
     head = r.u32("array record")
+    _check_semantics(r, head, np_shape, start)
     if head in (V2_MAGIC, V3_MAGIC):
         stype = r.i32("storage type")
         if stype in (1, 2):
@@ -308,7 +333,7 @@ def _read_record(r: _Reader, zero_dim_scalar: bool):
     return _read_data(r, shape, flag, "array data")
 
 
-def _parse(buf, what: str, zero_dim_scalar: bool):
+def _parse(buf, what: str, zero_dim_scalar: bool, np_shape: Optional[bool] = None):
     r = _Reader(buf, what)
     if r.remaining < 8:
         raise r.fail(f"is not an MXNet NDArray file (only {r.remaining} bytes)")
@@ -321,7 +346,7 @@ def _parse(buf, what: str, zero_dim_scalar: bool):
     if count * 4 > r.remaining:
         raise r.fail(f"array count {count} at byte {at} does not fit in the "
                      f"{r.remaining} remaining bytes")
-    arrays = [_read_record(r, zero_dim_scalar) for _ in range(count)]
+    arrays = [_read_record(r, zero_dim_scalar, np_shape) for _ in range(count)]
     at = r.pos
     nnames = r.u64("name count")
     if nnames not in (0, count):
@@ -338,7 +363,8 @@ def _parse(buf, what: str, zero_dim_scalar: bool):
     return arrays, (names if nnames else None)
 
 
-def loads(buf, what: str = "buffer") -> Tuple[List[Optional[np.ndarray]], Optional[List[str]]]:
+def loads(buf, what: str = "buffer", np_shape: Optional[bool] = None
+          ) -> Tuple[List[Optional[np.ndarray]], Optional[List[str]]]:
     """Parse an MXNet NDArray file.
 
     Parameters
@@ -347,6 +373,10 @@ def loads(buf, what: str = "buffer") -> Tuple[List[Optional[np.ndarray]], Option
         File contents.
     what : str
         Source description for error messages (a file name).
+    np_shape : bool or None
+        Whether NumPy-shape semantics are on (``nd.load`` passes them): as in MXNet,
+        V3 records then load and older ones raise, and the other way round when off.
+        ``None`` reads every version.
 
     Returns
     -------
@@ -361,10 +391,12 @@ def loads(buf, what: str = "buffer") -> Tuple[List[Optional[np.ndarray]], Option
         If ``buf`` is not a well-formed MXNet NDArray file.
     """
     try:
-        return _parse(buf, what, zero_dim_scalar=True)
+        return _parse(buf, what, zero_dim_scalar=True, np_shape=np_shape)
     except MXNetError as first:
+        if np_shape:                          # V3 only: 0-d records are scalars
+            raise
         try:                                  # 0-d records may be legacy "none" arrays
-            return _parse(buf, what, zero_dim_scalar=False)
+            return _parse(buf, what, zero_dim_scalar=False, np_shape=np_shape)
         except MXNetError:
             raise first from None
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..base import MXNetError, write_atomically
 from ..context import Context
+from ..util import is_np_shape
 from .ndarray import NDArray
 from .serialization import dumps, loads
 
@@ -55,8 +56,11 @@ def save(fname, data) -> None:
     Notes
     -----
     The file is byte-identical to what MXNet 1.9.1's ``mx.nd.save`` writes for the same
-    arrays (sparse arrays included, in their storage), and MXNet loads it.
+    arrays (sparse arrays included, in their storage), and MXNet loads it.  In NumPy-shape
+    semantics (``np_shape()``, ``set_np()``) the records are MXNet's V3 records, which load
+    only in those semantics (MXNet's rule); sparse arrays cannot be saved there.
     """
+    np_shape = is_np_shape()
     fname = _fname(fname)
     if isinstance(data, NDArray):
         data = [data]
@@ -66,9 +70,9 @@ def save(fname, data) -> None:
             if not isinstance(key, str):
                 raise TypeError(f"nd.save: dict keys must be str, got {type(key).__name__}")
             names.append(key)
-        payload = dumps([_entry(v) for v in data.values()], names)
+        payload = dumps([_entry(v) for v in data.values()], names, np_shape)
     elif isinstance(data, (list, tuple)):
-        payload = dumps([_entry(v) for v in data], None)
+        payload = dumps([_entry(v) for v in data], None, np_shape)
     else:
         raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
                          "or a list of NDarrays.")
@@ -110,7 +114,9 @@ def load(fname) -> Union[List[NDArray], Dict[str, NDArray]]:
     Raises
     ------
     MXNetError
-        If the file cannot be read or is not a valid MXNet NDArray file.
+        If the file cannot be read or is not a valid MXNet NDArray file, or was saved in
+        other shape semantics than the current ones (MXNet's V3 records, written in
+        NumPy-shape semantics, load only in them; older records only outside them).
     """
     fname = _fname(fname)
     try:
@@ -118,7 +124,7 @@ def load(fname) -> Union[List[NDArray], Dict[str, NDArray]]:
             buf = f.read()
     except OSError as err:
         raise MXNetError(f"nd.load: cannot open {fname!r}: {err.strerror or err}") from None
-    return _result(loads(buf, what=f"nd.load({fname!r})"))
+    return _result(loads(buf, what=f"nd.load({fname!r})", np_shape=is_np_shape()))
 
 
 def load_frombuffer(buf) -> Union[List[NDArray], Dict[str, NDArray]]:
@@ -136,4 +142,4 @@ def load_frombuffer(buf) -> Union[List[NDArray], Dict[str, NDArray]]:
     """
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError(f"buf required to be bytes or bytearray, got {type(buf).__name__}")
-    return _result(loads(buf, what="nd.load_frombuffer"))
+    return _result(loads(buf, what="nd.load_frombuffer", np_shape=is_np_shape()))

@@ -242,8 +242,18 @@ def _infer_type(op, attrs, in_dtypes):
     return [data] + [param] * 4, [data, param, param]
 
 
+def _sparse_forward(oc, attrs, inputs, out):
+    """Sparse inputs: MXNet's storage fallback (``None``: forward on densified inputs),
+    except that MXNet refuses ``fix_gamma=True`` with sparse arrays (its issue #11647)."""
+    if attrs.fix_gamma:
+        fail(_OP, "fix_gamma=True is not supported for sparse ndarrays (storage types "
+             f"{[getattr(x, 'stype', 'default') for x in inputs]})",
+             *[tuple(x.shape) for x in inputs])
+    return None
+
+
 register(OpDef(
-    _OP, _forward, backward=_backward,
+    _OP, _forward, backward=_backward, sparse_forward=_sparse_forward,
     # BatchNorm_v1 (legacy graphs) has a subset of these attributes and the same semantics
     aliases=("BatchNorm_v1",),
     attrs={

@@ -196,7 +196,9 @@ def group_adagrad_rule(xp, attrs, w, g, history):
     _no_wd("_contrib_group_adagrad_update", attrs)
     dt = w.dtype
     g = _scaled(xp, attrs, g, dt)
-    history += (g * g).reshape(g.shape[0], -1).mean(axis=1).reshape(history.shape)
+    # the mean over every axis but the first (no reshape: a row_sparse gradient may
+    # hold no rows)
+    history += (g * g).mean(axis=tuple(range(1, g.ndim))).reshape(history.shape)
     scale = (_c(dt, attrs.lr) / xp.sqrt(history + _c(dt, attrs.epsilon)))
     return w - scale.reshape((-1,) + (1,) * (w.ndim - 1)) * g
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import random_sample as rs
+from ..base import MXNetError
 from ..util import is_np_shape
 from .attrs import Attr
 from .common import fail, put
@@ -230,6 +231,23 @@ _MULTI_DTYPES = (np.dtype("float16"), _F32, np.dtype("float64"), np.dtype("int32
                  np.dtype("uint8"))
 
 
+def _largest_exact_index(dt: np.dtype) -> int:
+    """The largest integer that ``dt`` holds exactly (and every integer below it)."""
+    if dt.kind in "iu":
+        return int(np.iinfo(dt).max)
+    return 2 ** (np.finfo(dt).nmant + 1)
+
+
+def _check_index_range(dt: np.dtype, shape) -> None:
+    """Category indices up to ``k - 1`` must be exact in the output dtype (MXNet 1.9.1
+    writes wrapped or rounded indices instead; later MXNet raises, as we do)."""
+    k = shape[-1]
+    if k - 1 > _largest_exact_index(dt):
+        raise MXNetError(f"Operator _sample_multinomial: dtype {dt.name} cannot represent "
+                         f"the category indices of {k} categories exactly (at most "
+                         f"{_largest_exact_index(dt) + 1}); data shape {tuple(shape)}")
+
+
 def _multinomial_fwd(oc, attrs, inputs, out):
     xp = oc.xp
     name = "_sample_multinomial"
@@ -237,6 +255,7 @@ def _multinomial_fwd(oc, attrs, inputs, out):
     if data.ndim == 0 or data.shape[-1] == 0:
         fail(name, "data must hold probabilities along its last axis", data.shape)
     dt = _out_dtype(name, attrs.dtype, _MULTI_DTYPES, np.dtype("int32"))
+    _check_index_range(dt, data.shape)
     k = data.shape[-1]
     batch = data.shape[:-1]
     extra = tuple(attrs.shape)
@@ -276,6 +295,9 @@ def _multinomial_infer(attrs, in_shapes):
     n_out = 2 if attrs.get_prob else 1
     if data is None:
         return in_shapes, [None] * n_out
+    if len(data) and data[-1]:
+        _check_index_range(_out_dtype("_sample_multinomial", attrs.dtype, _MULTI_DTYPES,
+                                      np.dtype("int32")), data)
     shape = (tuple(data[:-1]) + tuple(attrs.shape)) or (1,)
     return in_shapes, [shape] * n_out
 

@@ -38,6 +38,9 @@ def _helper(random: str, sampler: str | None, params: list, shape, dtype, kwargs
             if not isinstance(p, numbers.Number):
                 raise AssertionError("Distribution parameters must all have the same type, "
                                      f"but got both {type(params[0])} and {type(p)}.")
+        # a ``_random_*`` node has no inputs: MXNet's composition ignores Symbols given
+        # as keyword inputs to it (``randn(data=sym)``), and so do we
+        kwargs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
         return _fn(random)(*params, **_given(shape=shape, dtype=dtype), **kwargs)
     raise ValueError("Distribution parameters must be either Symbol or numbers, but got "
                      f"{type(params[0])}.")
@@ -60,7 +63,7 @@ def randn(*shape, **kwargs) -> Symbol:
     dtype = kwargs.pop("dtype", _Null)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return _helper("_random_normal", "_sample_normal", [loc, scale], tuple(shape) or _Null,
+    return _helper("_random_normal", "_sample_normal", [loc, scale], tuple(shape),
                    dtype, kwargs)
 
 

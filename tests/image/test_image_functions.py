@@ -61,5 +61,15 @@ def test_color_normalize_and_interp_codes():
     out = mx.image.color_normalize(x, mx.nd.array([1, 2, 3]), mx.nd.array([2, 2, 2]))
     np.testing.assert_allclose(out.asnumpy()[0, 0], [1.0, 0.5, 0.0])
     with pytest.raises(ValueError, match="Unknown interp method 7"):
-        mx.image.imresize(x, 3, 3, interp=7)
+        mx.image.resize_short(x, 3, interp=7)   # MXNet's Python helper: ValueError
     assert mx.image.scale_down((10, 5), (8, 8)) == (5, 5)
+
+
+def test_imresize_unknown_interp_is_mxnet_error():
+    # MXNet's imresize raises MXNetError from OpenCV for an unknown method
+    from gluonlite.base import MXNetError
+    img = mx.nd.ones((12, 16, 3))
+    for interp in (-1, 6, 11):
+        with pytest.raises(MXNetError, match="imresize"):
+            mx.image.imresize(img, 8, 6, interp=interp)
+    assert mx.image.imresize(img, 8, 6, interp=9).shape == (6, 8, 3)

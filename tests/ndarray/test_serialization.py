@@ -35,7 +35,9 @@ def as_nd(v):
 @pytest.mark.parametrize("stem", sorted(MANIFEST))
 def test_load_mxnet_files(stem):
     info = MANIFEST[stem]
-    got = mx.nd.load(fixture_path(stem))
+    # V3 records (written in np shape semantics) load only in those semantics, as in MXNet
+    with mx.np_shape(info.get("mxnet_loads") == "only with np_shape(True)"):
+        got = mx.nd.load(fixture_path(stem))
     items = expected_items(stem)
     if info["form"] == "dict":
         assert isinstance(got, dict) and list(got) == [k for k, _ in items]
@@ -218,3 +220,25 @@ def test_save_from_gpu_records_gpu_context(tmp_path):
     back = mx.nd.load(str(tmp_path / "g.nd"))[0]
     assert back.context == mx.cpu(0)
     np.testing.assert_array_equal(back.asnumpy(), [1.0, 2.0])
+
+
+def test_np_shape_semantics_of_save_and_load(tmp_path):
+    # MXNet writes V3 records in np shape semantics and loads each version only in the
+    # semantics it was written in (test_save_load_scalar_zero_size_ndarrays)
+    v3 = open(fixture_path("np_shape_v3"), "rb").read()
+    with pytest.raises(MXNetError, match="saved in np shape semantics"):
+        mx.nd.load_frombuffer(v3)
+    with mx.np_shape(True):
+        mx.nd.save(tmp_path / "a.nd", {"s": mx.nd.array(np.array(2.5, np.float32)),
+                                       "z": mx.nd.zeros((0, 2))})
+        loaded = mx.nd.load(tmp_path / "a.nd")
+        assert loaded["s"].shape == () and loaded["z"].shape == (0, 2)
+        with pytest.raises(MXNetError, match="default storage"):
+            mx.nd.save(tmp_path / "b.nd", [mx.nd.zeros((2, 2)).tostype("csr")])
+    assert (tmp_path / "a.nd").read_bytes()[24:28] == v3[24:28]   # the V3 record magic
+    with pytest.raises(MXNetError, match="saved in np shape semantics"):
+        mx.nd.load(tmp_path / "a.nd")
+    mx.nd.save(tmp_path / "c.nd", [mx.nd.zeros((2, 0, 1))])
+    assert mx.nd.load(tmp_path / "c.nd")[0].shape == (2, 0, 1)
+    with mx.np_shape(True), pytest.raises(MXNetError, match="not saved in np shape"):
+        mx.nd.load(tmp_path / "c.nd")

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ... import context, ndarray as nd
-from ...util import is_np_array
+from ...util import is_np_array, np_array
 from . import sampler as _sampler
 from ._shared_memory import ForkingPickler, remove_leftovers, set_owner_tag
 
@@ -116,6 +116,12 @@ def _worker_fn(samples, batchify_fn, dataset=None):
     buf = io.BytesIO()
     ForkingPickler(buf, pickle.HIGHEST_PROTOCOL).dump(batch)
     return buf.getvalue()
+
+
+def _thread_worker_initializer(active_array: bool) -> None:
+    """A worker thread keeps the ``mx.np`` array mode of the thread that made the loader
+    (array scopes are per thread, as MXNet's, which passes the mode the same way)."""
+    np_array(active_array).__enter__()  # open for the thread's lifetime
 
 
 def _thread_worker_fn(samples, batchify_fn, dataset):
@@ -298,7 +304,9 @@ class DataLoader:
         self._worker_pool = None
         if self._num_workers > 0:
             if thread_pool:
-                self._worker_pool = ThreadPool(self._num_workers)
+                self._worker_pool = ThreadPool(self._num_workers,
+                                               initializer=_thread_worker_initializer,
+                                               initargs=(is_np_array(),))
             else:
                 self._worker_pool = self._start_processes()
         if batchify_fn is None:
