@@ -80,6 +80,15 @@ def _check_contexts(ctx, names, args, grads) -> None:
                                  f"with ctx={ctx}. All arrays must be in the bind context")
 
 
+def _shared_output(new, old):
+    """``new`` (a fresh output array), or a view of the same shape over the start of
+    ``old``'s memory when it fits there (dense arrays of one dtype)."""
+    if new is None or old is None or new.stype != "default" or old.stype != "default" \
+            or new._data.dtype != old._data.dtype or new.size > old.size:
+        return new
+    return old._view(old._data.reshape(-1)[:new.size].reshape(new.shape))
+
+
 class Executor:
     """A bound graph (MXNet's ``mx.executor.Executor``).
 
@@ -96,12 +105,17 @@ class Executor:
     aux_states : list or dict of NDArray, optional
     shared_exec : Executor, optional
         Accepted for MXNet compatibility (memory is not pooled across executors).
+    group2ctx : dict of str to Context, optional
+        Model parallelism: nodes made under ``AttrScope(ctx_group=g)`` run on
+        ``group2ctx[g]`` (the others on ``ctx``); the arrays may then live on any device
+        (MXNet checks the bind context only without ``group2ctx``).
     """
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
-                 shared_exec=None):
+                 shared_exec=None, group2ctx=None):
         self._symbol = symbol
         self._ctx = ctx
+        self._group2ctx = dict(group2ctx) if group2ctx else None
         self._arg_names = symbol.list_arguments()
         self._aux_names = symbol.list_auxiliary_states()
         self._out_names = symbol.list_outputs()
@@ -112,7 +126,8 @@ class Executor:
                                  f"{type(a).__name__}")
         self._grads_given = args_grad is not None
         self._grads = _as_list("args_grad", args_grad, self._arg_names, allow_none=True)
-        _check_contexts(ctx, self._arg_names, self.arg_arrays, self._grads)
+        if not self._group2ctx:
+            _check_contexts(ctx, self._arg_names, self.arg_arrays, self._grads)
         reqs = _grad_reqs(grad_req, self._arg_names)
         self._grad_req = [r if g is not None else "null" for r, g in zip(reqs, self._grads)]
         if self._aux_names and aux_states is None:
@@ -123,7 +138,9 @@ class Executor:
         self._run_symbol = symbol
         if _cse.enabled():
             self._run_symbol = _symbol_package.Symbol(_cse.eliminate_common_expr(symbol._heads))
-        self._cached_op = CachedOp(self._run_symbol)
+        flags = () if not self._group2ctx else [("group2ctx", self._group2ctx),
+                                                ("group_default_ctx", ctx)]
+        self._cached_op = CachedOp(self._run_symbol, flags)
         # the numbered graph (the one the CachedOp builds from the same heads): input
         # order and auxiliary inputs, output inference, debug_str
         self._graph = GraphInfo(self._run_symbol._heads)
@@ -233,15 +250,23 @@ class Executor:
         if not any(self._need_grad):
             return
         if self._state is None:
-            raise MXNetError("Executor.backward: call forward first")
+            # MXNet runs backward on whatever its forward buffers hold; every array a
+            # backward reads comes from the bound arguments, so a training forward of
+            # them (outputs left as they are) gives the same gradients
+            _, self._state = self._cached_op.forward(self._inputs(), True, self._need_grad)
         if out_grads is None:
             out_grads = [None] * len(self.outputs)
         elif isinstance(out_grads, NDArray) or not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
+        used = self._state.heads_read()
         heads = []
         for k, out in enumerate(self.outputs):
             g = out_grads[k] if k < len(out_grads) else None
-            if g is None:
+            if not used[k]:
+                # as MXNet, a head gradient nothing reads (the output of a loss layer,
+                # of shape_array, of argsort's indices) is neither needed nor checked
+                heads.append(None)
+            elif g is None:
                 heads.append(self._ctx.xp.ones(out.shape, dtype=out._data.dtype))
             else:
                 if isinstance(g, NDArray) and g._ctx != self._ctx:
@@ -250,6 +275,10 @@ class Executor:
                 if tuple(g.shape) != out.shape:
                     raise MXNetError(f"Executor.backward: head gradient {k} has shape "
                                      f"{tuple(g.shape)}, output has shape {out.shape}")
+                if g.dtype != out._data.dtype:
+                    # MXNet copies the head gradient into an array of the output's
+                    # dtype (float to int truncates)
+                    g = g.astype(out._data.dtype)
                 heads.append(g)
         grads = self._cached_op.backward(self._state, heads)
         for i, (kind, j) in enumerate(self._sources):
@@ -291,6 +320,7 @@ class Executor:
         A changed array that was not named in ``kwargs`` needs ``partial_shaping``; an
         array that grows needs ``allow_up_sizing``.
         """
+        kwargs = {k: v for k, v in kwargs.items() if isinstance(v, tuple)}  # as MXNet
         arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError(f"Executor.reshape: cannot infer all shapes from {kwargs}")
@@ -302,7 +332,10 @@ class Executor:
         new_aux = [self._resized(n, a, s, kwargs, partial_shaping, allow_up_sizing)
                    for n, a, s in zip(self._aux_names, self.aux_arrays, aux_shapes)]
         exe = Executor(self._symbol, self._ctx, new_args,
-                       new_grads if self._grads_given else None, self._grad_req, new_aux)
+                       new_grads if self._grads_given else None, self._grad_req, new_aux,
+                       group2ctx=self._group2ctx)
+        # outputs that fit share the old outputs' memory, as MXNet's do
+        exe.outputs = [_shared_output(new, old) for new, old in zip(exe.outputs, self.outputs)]
         if self._monitor is not None:
             exe.set_monitor_callback(self._monitor)
         return exe
@@ -412,8 +445,12 @@ def _storage_types(symbol, arg_names, stype_dict) -> tuple:
 
 
 def simple_bind(symbol, ctx, grad_req="write", type_dict=None, shared_exec=None,
-                shapes: dict | None = None, stype_dict: dict | None = None) -> Executor:
+                shapes: dict | None = None, stype_dict: dict | None = None,
+                group2ctx: dict | None = None) -> Executor:
     """Infer every shape and dtype from ``shapes``/``type_dict`` and bind zero arrays.
+
+    With ``group2ctx``, an argument or auxiliary state made under
+    ``AttrScope(ctx_group=g)`` is allocated on ``group2ctx[g]`` (as MXNet does).
 
     Arguments get their declared storage types, gradients the ones the operators
     infer (``Embedding(sparse_grad=True)``: row_sparse).  With ``shared_exec``, arrays
@@ -427,9 +464,15 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, shared_exec=None,
                          f"{shapes}")
     arg_names = symbol.list_arguments()
     aux_names = symbol.list_auxiliary_states()
-    # MXNet: arguments given a shape default to float32, then types are inferred
-    types = {name: np.float32 for name in shapes if name in arg_names}
-    types.update(type_dict or {})
+    # MXNet: without ``type_dict`` every argument that declares no ``__dtype__`` starts
+    # as float32 (a declared ``Variable(dtype=...)`` keeps its type); with ``type_dict``
+    # only its entries are given; then the types are inferred
+    if type_dict is None:
+        attrs = symbol.attr_dict()
+        types = {name: np.float32 for name in arg_names
+                 if "__dtype__" not in attrs.get(name, {})}
+    else:
+        types = dict(type_dict)
     arg_types, _, aux_types = symbol.infer_type_partial(**types)
     arg_types = [t or np.float32 for t in (arg_types or [None] * len(arg_names))]
     aux_types = [t or np.float32 for t in (aux_types or [None] * len(aux_names))]
@@ -440,27 +483,34 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, shared_exec=None,
     shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
 
     arg_stypes, grad_stypes = _storage_types(symbol, arg_names, stype_dict)
+    groups = symbol.attr_dict() if group2ctx else {}
 
-    def make(shape, dt, shared=None, stype="default"):
+    def device(name):
+        return group2ctx.get(groups.get(name, {}).get("__ctx_group__"), ctx) if groups \
+            else ctx
+
+    def make(name, shape, dt, shared=None, stype="default"):
         dt = np.dtype(dt or np.float32)
+        where = device(name)
         if shared is not None and shared.shape == tuple(shape) and shared._data.dtype == dt \
-                and shared.stype == stype:
+                and shared.stype == stype and shared._ctx == where:
             return shared
         if stype != "default":
-            return sparse_zeros(stype, tuple(shape), ctx=ctx, dtype=dt)
-        return NDArray(xp.zeros(tuple(shape), dtype=dt), ctx)
+            return sparse_zeros(stype, tuple(shape), ctx=where, dtype=dt)
+        return NDArray((xp if where == ctx else where.xp).zeros(tuple(shape), dtype=dt),
+                       where)
 
     args, grads = [], []
     for name, shape, dt, req in zip(arg_names, arg_shapes, arg_types, reqs):
         share = name not in shapes
-        args.append(make(shape, dt, shared_args.get(name) if share else None,
+        args.append(make(name, shape, dt, shared_args.get(name) if share else None,
                          arg_stypes.get(name, "default")))
         grads.append(None if req == "null" else
-                     make(shape, dt, shared_grads.get(name) if share else None,
+                     make(name, shape, dt, shared_grads.get(name) if share else None,
                           grad_stypes.get(name, "default")))
-    aux = [make(shape, dt, shared_aux.get(name))
+    aux = [make(name, shape, dt, shared_aux.get(name))
            for name, shape, dt in zip(aux_names, aux_shapes, aux_types)]
-    return Executor(symbol, ctx, args, grads, reqs, aux, shared_exec)
+    return Executor(symbol, ctx, args, grads, reqs, aux, shared_exec, group2ctx=group2ctx)
 
 
 # Symbol.bind/simple_bind run this front end; the graphs layer does not import it

@@ -120,6 +120,12 @@ class BackwardPlan:
         self.n_inputs = n_in
         self.heads = list(info.heads)
         self.grad_inputs = tuple(i for i in range(n_in) if grad_mask[i])
+        # per head, whether a run reads its gradient: it is an output of a step on the
+        # gradient path or a wanted input itself (a loss layer's output, shape_array's,
+        # argsort's indices are not, and MXNet neither needs nor checks theirs)
+        read = {s for step in steps for s in step[4]}
+        read.update(self.grad_inputs)
+        self.heads_read = tuple(s in read for s in self.heads)
         # wanted gradients no step produces (the input feeds only a stop_gradient, or
         # nothing): zeros, which MXNet writes for them
         self._zero_inputs = tuple((i, tuple(shapes[i]), dtypes[i]) for i in self.grad_inputs

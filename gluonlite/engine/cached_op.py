@@ -73,6 +73,13 @@ class CachedOpCall:
             grads = [g if g is None else move_to(g, c) for g, c in zip(grads, self.input_ctxs)]
         return grads
 
+    def heads_read(self) -> tuple:
+        """Per head of the graph, whether the backward of this call reads its gradient
+        (all ``False`` when the call kept no backward)."""
+        bplan = self.plan.backward_plan
+        return bplan.heads_read if bplan is not None else \
+            (False,) * len(self.plan.info.heads)
+
     def backward(self, *out_grads):
         raise MXNetError("CachedOp does not support higher-order gradients "
                          "(autograd.grad with create_graph=True)")

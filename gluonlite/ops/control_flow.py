@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from ..base import MXNetError
 from .attrs import Attr
-from .registry import OpDef, register
+from .registry import OpAttrs, OpDef, register
 
 __all__ = ["FOREACH", "WHILE_LOOP", "COND", "CACHED_OP"]
 
@@ -489,7 +489,18 @@ def _cached_backward(oc, attrs, inputs, outputs, out_grads, need=None, state=Non
     return _finish_grads(oc.xp, inputs, list(sub.backward(oc, state, list(out_grads))), need)
 
 
-CACHED_OP = register(OpDef(
+class _CachedOpDef(OpDef):
+    """``_CachedOp``: its auxiliary inputs are those its subgraph mutates (MXNet's
+    ``FMutateInputs``), so a node made from a graph with BatchNorm lists the moving
+    statistics under ``list_auxiliary_states``."""
+
+    def aux_indices(self, attrs: OpAttrs) -> tuple:
+        subs = getattr(attrs, "subgraphs", ())
+        positions = getattr(subs[0], "aux_positions", None) if len(subs) == 1 else None
+        return tuple(positions()) if positions is not None else ()
+
+
+CACHED_OP = register(_CachedOpDef(
     "_CachedOp", _cached_forward, backward=_cached_backward, num_subgraphs=1,
     attrs={"num_args": Attr("int"), "num_outputs": Attr("int"),
            "subgraphs": Attr("object", ())},
@@ -497,3 +508,5 @@ CACHED_OP = register(OpDef(
     infer_type=_cached_infer_type,
     doc="Run a subgraph on the node's inputs, in order (the node ``autograd.get_symbol`` "
         "gives a recorded call of a hybridized block).", **_COMMON))
+# only the truth value of ``aux_names`` is read generically; ``aux_indices`` decides
+CACHED_OP.aux_names = ("<subgraph's mutated inputs>",)

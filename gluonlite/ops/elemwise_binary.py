@@ -254,6 +254,8 @@ def _where_graph(F, attrs, inputs, outputs, out_grads):
 
 def _where_infer(attrs, in_shapes):
     c, x, y = in_shapes
+    if c is None or min(c, default=1) <= 0:
+        return [c, x, y], [None]  # MXNet infers nothing until the condition is known
     xy = merge_shapes("where", "x and y", x, y)
     if c is not None and xy is not None and tuple(c) != tuple(xy):
         if len(c) == 1 and len(xy) >= 1 and (not c[0] or not xy[0] or c[0] == xy[0]):

@@ -216,17 +216,25 @@ def _transpose_graph(F, attrs, inputs, outputs, out_grads):
     return [F.transpose(g, axes=tuple(int(i) for i in np.argsort(p)))]
 
 
-def _transpose_infer(attrs, in_shapes):
-    s = in_shapes[0]
-    if s is None:
+def _transpose_infer(attrs, in_shapes, out_shapes=(None,)):
+    """Both ways, as MXNet: a known output shape fills the input's unknown (0) dims."""
+    s, o = in_shapes[0], out_shapes[0]
+    if s is None and o is None:
         return [None], [None]
+    if s is None:
+        s = (0,) * len(o)
     p = _perm(attrs, len(s), s)
+    if o is not None and len(o) == len(s):
+        filled = list(s)
+        for k, i in enumerate(p):
+            filled[i] = filled[i] or o[k]
+        s = tuple(filled)
     return [tuple(s)], [tuple(s[i] for i in p)]
 
 
 register(OpDef("transpose", _transpose_fwd, backward=_transpose_bwd,
                attrs={"axes": Attr("shape", ())}, infer_shape=_transpose_infer,
-               backward_uses=(), backward_graph=_transpose_graph,
+               infer_shape_outputs=True, backward_uses=(), backward_graph=_transpose_graph,
                doc="Permute the axes (reverse them when ``axes`` is empty).", listed_inputs=False))
 
 
@@ -297,6 +305,9 @@ def _s2d(xp, x, b):
 def _register_block(name, fwd, inv):
     def forward(oc, attrs, inputs, out):
         x = inputs[0]
+        if 0 in x.shape:  # MXNet checks every dimension, also under np_shape
+            fail(name, f"every dimension of the input must be non-zero, got {x.shape}",
+                 x.shape)
         _d2s_shape(name, attrs.block_size, x.shape)
         return [put(out, 0, fwd(oc.xp, x, attrs.block_size))]
 

@@ -23,8 +23,9 @@ Inference runs in two stages:
    ``_rnn_param_concat``); ``elementwise`` operators pass a known output shape back
    to their inputs.
 
-Unknown shapes are ``None`` and unknown dimensions 0, as in MXNet 1.x; unknown
-dtypes are ``None``.
+Unknown shapes are ``None`` and unknown dimensions 0, as in MXNet 1.x (a negative
+dimension an operator reports, such as a creation operator's ``shape=(2, -1)``, is read
+as unknown too); unknown dtypes are ``None``.
 """
 from __future__ import annotations
 
@@ -108,14 +109,14 @@ def _fmt(shape) -> str:
 def _merge(a, b):
     """Merge two partial shapes; ``ValueError`` on conflict."""
     if a is None:
-        return tuple(b)
+        return tuple(d if d > 0 else 0 for d in b)
     if len(a) != len(b):
         raise ValueError
     out = []
-    for x, y in zip(a, b):
-        if x and y and x != y:
+    for x, y in zip(a, b):  # a negative dim (-1) is unknown too
+        if x > 0 and y > 0 and x != y:
             raise ValueError
-        out.append(x or y)
+        out.append(x if x > 0 else max(y, 0))
     return tuple(out)
 
 
@@ -242,11 +243,13 @@ class _Run:
                     new = tuple(map(int, new))
                 elif type(new) is not tuple:
                     new = tuple(new)
-                shapes[s] = new
-                self.changed = True
-                if 0 in new:  # unknown dimensions are 0
+                if min(new, default=1) <= 0:  # unknown dimensions are 0
+                    if min(new) < 0:  # -1 (an attribute under NumPy shape semantics)
+                        new = tuple(d if d > 0 else 0 for d in new)
                     self.partial = True
                     self.known = False
+                shapes[s] = new
+                self.changed = True
             elif old is not new:
                 self._put_shape(u, s, new, -1)
         flag = op.elementwise

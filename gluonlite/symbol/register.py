@@ -77,6 +77,15 @@ def create(op: OpDef, hint: str, inputs: list, kw_inputs: dict, attrs: dict,
         User attributes (merged over the current ``AttrScope``).
     """
     user = _user_attrs(attr)
+    subgraphs = None
+    if op.num_subgraphs == 1 and "subgraph" not in op.attrs and "subgraph" in attrs:
+        # MXNet's ``_CachedOp(*inputs, subgraph=<graph JSON>)``: the node runs that graph
+        attrs = dict(attrs)
+        subgraphs = _json_subgraph(op, attrs.pop("subgraph"))
+        n_given = sum(s is not None for s in inputs) + len(kw_inputs)
+        attrs.setdefault("num_args", n_given + 1)  # inputs and the subgraph, as MXNet counts
+        if "num_outputs" in op.attrs:
+            attrs.setdefault("num_outputs", len(subgraphs[0].heads))
     strings = {}
     for key, value in attrs.items():
         spec = op.attrs.get(key)
@@ -103,6 +112,8 @@ def create(op: OpDef, hint: str, inputs: list, kw_inputs: dict, attrs: dict,
         strings[op.key_var_num_args] = str(n_given)
     name = NameManager.current.get(name, hint)
     parsed = parse_op_attrs(op, strings)
+    if subgraphs is not None:
+        parsed = parsed.with_values(subgraphs=subgraphs)
     names = op.input_names(parsed)
     if any(s is not None for s in inputs[len(names):]):
         raise MXNetError(f"Operator {op.name} ({name}): {len(inputs)} inputs given, it takes "
@@ -132,6 +143,17 @@ def create(op: OpDef, hint: str, inputs: list, kw_inputs: dict, attrs: dict,
                 node.extra["__init__"] = inits[input_name]
     node = Node(op, name, parsed, entries, user)
     return Symbol([(node, i) for i in range(op.num_visible_outputs(parsed))])
+
+
+def _json_subgraph(op: OpDef, text) -> tuple:
+    """``(Subgraph,)`` of a graph given as MXNet JSON (its inputs in ``list_inputs``
+    order are the node's)."""
+    from .subgraph import Subgraph
+    from .symbol import load_json
+    if not isinstance(text, str):
+        raise MXNetError(f"Operator {op.name}: 'subgraph' must be a graph's JSON string "
+                         f"(Symbol.tojson()), got {type(text).__name__}")
+    return (Subgraph(list(load_json(text)._heads)),)
 
 
 def make_function(op: OpDef, func_name: str):
@@ -165,7 +187,7 @@ def make_function(op: OpDef, func_name: str):
                 continue  # nd-only keyword; MXNet's symbol functions ignore it, a Symbol too
             if isinstance(v, Symbol):
                 kw_inputs[k] = v
-            elif k in op.attrs:
+            elif k in op.attrs or (k == "subgraph" and op.num_subgraphs == 1):
                 attrs[k] = v
             elif op.open_attrs and k != "out":
                 attrs[k] = v  # Custom: undeclared keywords go to the user's operator

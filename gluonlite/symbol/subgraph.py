@@ -65,6 +65,21 @@ class Subgraph:
         infer_slots(idx, None, dtypes)
         return dtypes[:idx.n_inputs], [dtypes[s] for s in self._head_slots()]
 
+    def aux_positions(self) -> tuple:
+        """Positions (in input order) of the inputs some node of the subgraph mutates
+        (auxiliary states: a BatchNorm's moving statistics)."""
+        idx = self.index
+        slot = {id(v): i for i, v in enumerate(idx.variables)}
+        found = set()
+        for node in topo_order(self.heads):
+            if node.op is None or not node.op.aux_names:
+                continue
+            for k in node.op.aux_indices(node.attrs):
+                src = node.inputs[k][0]
+                if src.op is None and id(src) in slot:
+                    found.add(slot[id(src)])
+        return tuple(sorted(found))
+
     def run(self, oc, inputs, keep):
         raise MXNetError("a control-flow subgraph runs inside a compiled graph (a "
                          "hybridized block, SymbolBlock or bound executor), not on its own")

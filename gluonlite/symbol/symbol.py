@@ -321,7 +321,8 @@ class Symbol:
         return infer_shape(self, args, kwargs, partial=False)
 
     def infer_shape_partial(self, *args, **kwargs):
-        """Like :meth:`infer_shape`, with ``()`` for unknown shapes and 0 for unknown dims."""
+        """Like :meth:`infer_shape`, with ``()`` for unknown shapes and 0 for unknown dims
+        (``None`` and -1 under NumPy shape semantics, ``mx.np_shape()``)."""
         from .infer import infer_shape
         return infer_shape(self, args, kwargs, partial=True)
 
@@ -350,15 +351,21 @@ class Symbol:
 
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):
-        """An ``Executor`` running this graph with the given arrays."""
-        return _executor()[0](self, ctx, args, args_grad, grad_req, aux_states, shared_exec)
+        """An ``Executor`` running this graph with the given arrays (with ``group2ctx``,
+        nodes of each ``ctx_group`` run on its device)."""
+        extra = {"group2ctx": group2ctx} if group2ctx else {}
+        return _executor()[0](self, ctx, args, args_grad, grad_req, aux_states, shared_exec,
+                              **extra)
 
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
-        """An ``Executor`` with arrays allocated from the shapes given in ``kwargs``."""
-        return _executor()[1](self, ctx, grad_req, type_dict, shared_exec, kwargs,
-                              stype_dict=stype_dict)
+        """An ``Executor`` with arrays allocated from the shapes given in ``kwargs``
+        (as in MXNet, only tuple values are shapes: other keywords are ignored)."""
+        shapes = {k: v for k, v in kwargs.items() if isinstance(v, tuple)}
+        extra = {"group2ctx": group2ctx} if group2ctx else {}
+        return _executor()[1](self, ctx, grad_req, type_dict, shared_exec, shapes,
+                              stype_dict=stype_dict, **extra)
 
     def eval(self, ctx=None, **kwargs):
         """Run the graph once on the arrays in ``kwargs``; a list of output NDArrays."""
