@@ -410,7 +410,35 @@ def _node_backward_graph(node, out_grads):
             y = wrap(raw, ctx)
             y._entry = (node, k)
             outputs.append(y)
-    return op.backward_graph(_F, node.attrs, inputs, outputs, out_grads)
+    grads = op.backward_graph(_F, node.attrs, inputs, outputs, out_grads)
+    return _keep_connected(node, grads)
+
+
+def _keep_connected(node, grads):
+    """Tie each input gradient that no recording reaches back to its input.
+
+    A gradient that does not depend on its input differentiably (clip's, Dropout's
+    and relu's masks, a linear operator's constant factor) times a constant head
+    gradient is a constant: nothing recorded it, and differentiating it again would
+    raise "not in a computational graph".  MXNet's gradient nodes stay in the graph
+    and give zeros at the next order; here the gradient becomes ``g +
+    zeros_like(input)``, recorded, whose own gradient with respect to the input is 0.
+    """
+    Array, wrap = _Array, _wrap
+    out = list(grads)
+    for i, (g, parent) in enumerate(zip(out, node.parents)):
+        if parent is None or not isinstance(g, Array) or g._entry is not None \
+                or g._grad_req is not None:
+            continue
+        if isinstance(parent, Array):
+            anchor = parent  # a leaf
+        else:
+            # zeros_like reads only the shape and dtype: the gradient's data stands in
+            # for the input's, which the node may not have kept
+            anchor = wrap(g._data, g.context)
+            anchor._entry = parent
+        out[i] = g + _F.zeros_like(anchor)
+    return out
 
 
 def _write_leaf_grads(leaf_grads):

@@ -106,7 +106,7 @@ def _slice(arr, sl: slice, axis: int, ctx):
 
 def _merge(arrays: list, axis: int):
     """One array from per-device parts (on the first part's device)."""
-    if len(arrays) == 1:
+    if len(arrays) == 1 or arrays[0] is None:
         return arrays[0]
     ctx = arrays[0].context
     return nd.concat(*[a.as_in_context(ctx) for a in arrays], dim=axis)
@@ -133,7 +133,8 @@ class _DeviceView:
         grads = {n: g._params[n].grad(ctx) for n in g.param_names
                  if g._params[n].grad_req != "null"}
         if g.inputs_need_grad and g._inputs is not None:
-            grads.update({n: a.grad for n, a in zip(g.data_names, g._inputs[self._k])})
+            grads.update({n: a.grad for n, a in zip(g.data_names, g._inputs[self._k])
+                          if g.grad_req.get(n) != "null"})
         return grads
 
     @property
@@ -213,15 +214,17 @@ class DataParallelExecutorGroup:
         self.logger = logger
         self.fixed_param_names = list(fixed_param_names or [])
         self.state_names = list(state_names or [])
-        self.grad_req = self._grad_reqs(grad_req)
+        self.grad_req = self._grad_reqs(grad_req, data_shapes)
         self.output_layouts = [DataDesc.get_batch_axis(symbol[name].attr("__layout__"))
                                for name in self.output_names]
         self._outputs = None
         self._inputs = None
         self._is_train = False
+        self._input_grad_bufs: dict = {}  # (device, data input) -> buffer for grad_req 'add'
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
-    def _grad_reqs(self, grad_req) -> dict:
+    def _grad_reqs(self, grad_req, data_shapes) -> dict:
+        data_names = {d.name if isinstance(d, DataDesc) else d[0] for d in data_shapes}
         reqs = {}
         for i, name in enumerate(self.arg_names):
             if name in self.param_names:
@@ -233,8 +236,15 @@ class DataParallelExecutorGroup:
                     reqs[name] = grad_req[i]
                 else:
                     reqs[name] = grad_req
+            elif not (self.inputs_need_grad and self.for_training) \
+                    or name not in data_names:
+                reqs[name] = "null"  # labels and states never get gradients
+            elif isinstance(grad_req, dict):
+                reqs[name] = grad_req.get(name, "write")
+            elif isinstance(grad_req, (list, tuple)):
+                reqs[name] = grad_req[i]
             else:
-                reqs[name] = "write" if self.inputs_need_grad and self.for_training else "null"
+                reqs[name] = grad_req  # MXNet: the data follow the one grad_req too
         return reqs
 
     # -- binding ------------------------------------------------------------------------------
@@ -363,11 +373,21 @@ class DataParallelExecutorGroup:
         """Per auxiliary state, its array on each device."""
         return [self._params[n].list_data() for n in self.aux_names]
 
+    def _input_grad_buffer(self, k: int, i: int, like):
+        """Device ``k``'s persistent gradient of data input ``i`` (``grad_req='add'``)."""
+        bufs = self._input_grad_bufs
+        buf = bufs.get((k, i))
+        if buf is None or buf.shape != like.shape or buf.context != like.context:
+            buf = bufs[(k, i)] = nd.zeros(like.shape, ctx=like.context, dtype=like.dtype)
+        return buf
+
     @property
     def input_grad_arrays(self) -> list:
         if not self.inputs_need_grad or self._inputs is None:
             return []
-        return [[inputs[i].grad for inputs in self._inputs] for i in range(len(self.data_names))]
+        # a data input bound with grad_req 'null' has no gradient array (None), as in MXNet
+        return [[None if self.grad_req.get(name) == "null" else inputs[i].grad
+                 for inputs in self._inputs] for i, name in enumerate(self.data_names)]
 
     # -- running ---------------------------------------------------------------------------------
     def _current_inputs(self, k: int) -> dict:
@@ -402,13 +422,21 @@ class DataParallelExecutorGroup:
             is_train = self.for_training
         self._inputs = self._device_inputs(data_batch)
         outputs = []
-        for block, arrays in zip(self._blocks, self._inputs):
+        for k, (block, arrays) in enumerate(zip(self._blocks, self._inputs)):
             if self.inputs_need_grad and is_train:
                 # own copies: attach_grad on the caller's array (another module's output)
                 # would cut it from the graph that produced it
-                for i in range(len(self.data_names)):
+                for i, name in enumerate(self.data_names):
+                    req = self.grad_req.get(name, "write")
+                    if req == "null":
+                        continue
                     arrays[i] = arrays[i].copy()
-                    arrays[i].attach_grad()
+                    if req == "add":  # accumulates over backward calls, as MXNet's
+                        autograd.mark_variables([arrays[i]],
+                                                [self._input_grad_buffer(k, i, arrays[i])],
+                                                "add")
+                    else:
+                        arrays[i].attach_grad()
             if is_train and self.for_training:
                 with autograd.record(train_mode=True):
                     out = block(*arrays)
@@ -428,8 +456,8 @@ class DataParallelExecutorGroup:
             raise MXNetError("Module.backward: the module was bound with for_training=False")
         if self._outputs is None or not self._is_train:
             raise MXNetError("Module.backward: call forward(is_train=True) first")
-        if not self.inputs_need_grad and all(self._params[n].grad_req == "null"
-                                             for n in self.param_names):
+        if all(self.grad_req.get(n) == "null" for n in self.data_names) \
+                and all(self._params[n].grad_req == "null" for n in self.param_names):
             return  # nothing to differentiate (a network without trainable parameters)
         grads = None
         if out_grads is not None:

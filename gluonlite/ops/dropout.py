@@ -5,7 +5,9 @@ always with ``mode='always'``) each element is kept with probability ``1 - p``
 and scaled by ``1 / (1 - p)``; ``mask`` holds that factor (0 or ``1 / (1 - p)``)
 at full data shape.  ``axes`` shares one draw along the listed axes (variational
 dropout).  Otherwise the operator is the identity and ``mask`` is all ones.  The
-gradient is ``out_grad * mask``.
+gradient is ``out_grad * mask``; for higher orders the mask is a constant (its
+gradient through the ``mask`` output is dropped by ``backward``), so the second-order
+gradient with respect to the data is zero, as in MXNet.
 """
 from __future__ import annotations
 
@@ -41,6 +43,12 @@ def _backward(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0] * outputs[1]]
 
 
+def _backward_graph(F, attrs, inputs, outputs, out_grads):
+    # outputs[1] is the recorded mask output: the product stays in the graph, and the
+    # next order reaches this node again through it, where backward ignores its gradient
+    return [out_grads[0] * outputs[1]]
+
+
 _same = same_shape_infer("Dropout")
 
 
@@ -59,5 +67,6 @@ register(OpDef(
     },
     num_outputs=2, num_visible_outputs=1, output_names=("output", "mask"),
     infer_shape=_infer_shape, random=True, backward_uses=("outputs",),
+    backward_graph=_backward_graph,
     elementwise=True,  # output and mask have the data's shape, with or without axes
     doc="Dropout: zero elements with probability ``p`` in training (MXNet ``Dropout``)."))

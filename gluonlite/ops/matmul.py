@@ -162,6 +162,10 @@ def _bd_infer(attrs, in_shapes):
     a, b = in_shapes
     if a is None or b is None:
         return [a, b], [None]
+    # MXNet infers nothing until lhs's last and rhs's second-to-last dims are known
+    # (whatever the transpositions)
+    if len(a) >= 2 and len(b) >= 2 and not (a[-1] > 0 and b[-2] > 0):
+        return [a, b], [None]
     ta, tb = attrs.transpose_a, attrs.transpose_b
     batch, m, k, n = _batch_check(a, b, ta, tb)
     a = batch + ((k, m) if ta else (m, k))
@@ -219,6 +223,19 @@ def _fc_backward(oc, attrs, inputs, outputs, out_grads, need=(True, True, True))
     return grads
 
 
+def _fc_backward_graph(F, attrs, inputs, outputs, out_grads):
+    """FullyConnected's gradients as recorded ``F`` operations (higher orders)."""
+    x, w = inputs[0], inputs[1]
+    h = attrs.num_hidden
+    x2 = F.reshape(x, shape=(x.shape[0], -1)) if attrs.flatten else \
+        F.reshape(x, shape=(-1, x.shape[-1]))
+    dy = F.reshape(out_grads[0], shape=(-1, h))
+    grads = [F.reshape(F.dot(dy, w), shape=x.shape), F.dot(dy, x2, transpose_a=True)]
+    if not attrs.no_bias:
+        grads.append(F.reshape(F.sum(dy, axis=0), shape=inputs[2].shape))
+    return grads
+
+
 def _fc_infer(attrs, in_shapes, out_shapes=(None,)):
     data = in_shapes[0]
     if data is None:
@@ -263,5 +280,6 @@ register(OpDef(
            "flatten": Attr("bool", True)},
     inputs=lambda attrs: ("data", "weight") if attrs.no_bias else ("data", "weight", "bias"),
     infer_shape=_fc_infer, infer_shape_outputs=True, backward_uses=("inputs",),
-    backward_mask=True, summary_params=_visual.fc_params, plot_style=_visual.fc_style,
+    backward_mask=True, backward_graph=_fc_backward_graph,
+    summary_params=_visual.fc_params, plot_style=_visual.fc_style,
     doc="Fully connected layer ``data @ weight.T + bias`` (MXNet ``FullyConnected``)."))
