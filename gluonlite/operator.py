@@ -20,8 +20,8 @@ Example
 ...         return Square()
 >>> mx.nd.Custom(mx.nd.array([1, 2]), op_type="square")
 
-The older ``NumpyOp``/``NDArrayOp``/``PythonOp`` interfaces (deprecated in MXNet 1.x)
-are not provided.
+The older ``PythonOp``/``NumpyOp``/``NDArrayOp`` interfaces (deprecated in MXNet 1.x)
+are adapters over the same ``Custom`` operator (:mod:`gluonlite.operator_legacy`).
 
 The ``Custom`` operator's definition (structure, inference) is in the registry
 (``gluonlite/ops/custom.py``); this module is its runtime, which wraps the raw arrays
@@ -40,8 +40,10 @@ from .ndarray.ndarray import NDArray
 from .ndarray.serialization import FLAG_BY_DTYPE
 from .ops.custom import check_signature, register_prop, use_runtime, user_error
 from .ops.registry import op_names
+from .profiler import custom_operator_scope
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators",
+           "PythonOp", "NumpyOp", "NDArrayOp"]
 
 
 class CustomOp:
@@ -234,7 +236,7 @@ def _forward(oc, attrs, inputs, out, keep_state=False):
     in_nd = _wrap_all(inputs, ctx)
     out_nd = _wrap_all(outs, ctx)
     is_train = bool(oc.is_train)
-    with _RecordingScope(False, is_train):
+    with _RecordingScope(False, is_train), custom_operator_scope(st.op_type):
         try:
             operator.forward(is_train=int(is_train), req=["write"] * len(outs),
                              in_data=in_nd[:n_args], out_data=out_nd, aux=in_nd[n_args:])
@@ -262,7 +264,7 @@ def _backward(oc, attrs, inputs, outputs, out_grads, state=None):
     else:
         in_grads = [xp.zeros(x.shape, dtype=x.dtype) for x in inputs[:n_args]]
     in_nd = _wrap_all(inputs, ctx)
-    with _RecordingScope(False, None):
+    with _RecordingScope(False, None), custom_operator_scope(st.op_type, backward=True):
         try:
             operator.backward(req=["write"] * n_args, out_grad=_wrap_all(out_grads, ctx),
                               in_data=in_nd[:n_args], out_data=_wrap_all(outputs or [], ctx),
@@ -275,3 +277,5 @@ def _backward(oc, attrs, inputs, outputs, out_grads, state=None):
 
 
 use_runtime(_forward, _backward)
+
+from .operator_legacy import PythonOp, NumpyOp, NDArrayOp  # noqa: E402 - they use the above

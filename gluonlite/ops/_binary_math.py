@@ -155,6 +155,17 @@ def _floor_div(xp, a, b):
         return xp.floor(xp.true_divide(a, b))
 
 
+def _mod_grad_lhs(xp, a, b, y, g):
+    # MXNet: mod between integers has zero gradients
+    return xp.zeros_like(g) if g.dtype.kind in "iu" else g
+
+
+def _mod_grad_rhs(xp, a, b, y, g):
+    if g.dtype.kind in "iu":
+        return xp.zeros_like(g)
+    return -g * _floor_div(xp, a, b)
+
+
 def _pow_grad_lhs(xp, a, b, y, g):
     with quiet(xp):
         return g * b * xp.power(a, b - 1)
@@ -308,8 +319,7 @@ MATH: dict[str, BinaryMath] = {m.name: m for m in [
     BinaryMath("div", _ufunc("true_divide"), _idiv, glhs=lambda xp, a, b, y, g: g / b,
                grhs=lambda xp, a, b, y, g: -g * a / (b * b), cuda="y = lhs / rhs",
                cuda_grad=("1 / rhs", "-lhs / (rhs * rhs)"), graph=(_g_div_l, _g_div_r)),
-    BinaryMath("mod", _mod, _mod, glhs=lambda xp, a, b, y, g: g,
-               grhs=lambda xp, a, b, y, g: -g * _floor_div(xp, a, b),
+    BinaryMath("mod", _mod, _mod, glhs=_mod_grad_lhs, grhs=_mod_grad_rhs,
                # fmod is exact; lhs - floor(lhs / rhs) * rhs loses the remainder in float32
                cuda="y = (rhs == 0) ? 0 : ((fmod(lhs, rhs) != 0 && ((fmod(lhs, rhs) < 0) != "
                     "(rhs < 0))) ? fmod(lhs, rhs) + rhs : fmod(lhs, rhs))",

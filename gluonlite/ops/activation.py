@@ -157,12 +157,27 @@ def _lrelu_names(attrs):
     return ("output", "mask") if attrs.act_type == "rrelu" else ("output",)
 
 
-def _prelu_gamma(gamma, ndim):
-    """Broadcast shape of gamma: per channel on axis 1, or one shared slope."""
-    if gamma.size == 1:
-        return gamma.reshape((1,) * ndim)
-    shape = [1] * ndim
-    shape[1] = -1
+def _prelu_gamma_shape(gshape, dshape):
+    """Where prelu's gamma lies on the data (MXNet's rule): its axes, from the last,
+    match data axes 1 and 0 (equal, or 1); every other data axis is 1.  ``None`` when
+    gamma does not fit."""
+    result = [1] * len(dshape)
+    s = len(gshape) - 1
+    for i in range(len(dshape) - 1, -1, -1):
+        if s >= 0 and i <= 1 and (gshape[s] == dshape[i] or gshape[s] == 1):
+            result[i] = gshape[s]
+            s -= 1
+    return tuple(result) if s == -1 else None
+
+
+def _prelu_gamma(gamma, dshape):
+    """gamma reshaped to broadcast over data of shape ``dshape``: one slope per channel
+    (axis 1), one shared slope, or per (batch, channel) when gamma is 2-D."""
+    shape = _prelu_gamma_shape(tuple(gamma.shape), tuple(dshape))
+    if shape is None:
+        fail("LeakyReLU", f"cannot broadcast prelu gamma {tuple(gamma.shape)} to data "
+             f"{tuple(dshape)} (gamma's axes lie on data axes 0 and 1)",
+             tuple(dshape), tuple(gamma.shape))
     return gamma.reshape(shape)
 
 
@@ -189,10 +204,7 @@ def _leaky_into(xp, attrs, inputs, o):
     if attrs.act_type == "leaky":
         slope = t(_f32(attrs.slope))
     else:
-        if x.ndim < 2 and inputs[1].size != 1:
-            fail("LeakyReLU", "prelu needs data with a channel axis (ndim >= 2)",
-                 x.shape, inputs[1].shape)
-        slope = _prelu_gamma(inputs[1], x.ndim)  # x's dtype (the caller checks)
+        slope = _prelu_gamma(inputs[1], x.shape)  # x's dtype (the caller checks)
     factor = xp.where(x > 0, t(1), slope)
     return xp.multiply(x, factor, out=o)
 
@@ -207,10 +219,7 @@ def _lrelu_forward(oc, attrs, inputs, out):
     if act == "leaky":
         y = xp.where(x > 0, x, x * _f32(attrs.slope))
     elif act == "prelu":
-        if x.ndim < 2 and inputs[1].size != 1:
-            fail("LeakyReLU", "prelu needs data with a channel axis (ndim >= 2)",
-                 x.shape, inputs[1].shape)
-        y = xp.where(x > 0, x, x * _prelu_gamma(inputs[1], x.ndim))
+        y = xp.where(x > 0, x, x * _prelu_gamma(inputs[1], x.shape))
     elif act == "rrelu":
         lo, hi = _f32(attrs.lower_bound), _f32(attrs.upper_bound)
         if oc.is_train:
@@ -240,13 +249,11 @@ def _lrelu_backward(oc, attrs, inputs, outputs, out_grads):
         return [dy * xp.where(pos, 1.0, _f32(attrs.slope)).astype(x.dtype)]
     if act == "prelu":
         gamma = inputs[1]
-        gb = _prelu_gamma(gamma, x.ndim)
+        gb = _prelu_gamma(gamma, x.shape)
         dx = dy * xp.where(pos, xp.ones((), dtype=x.dtype), gb)
         dg_full = xp.where(pos, 0, dy * x)
-        if gamma.size == 1:
-            dg = dg_full.sum().reshape(gamma.shape)
-        else:
-            dg = dg_full.sum(axis=tuple(i for i in range(x.ndim) if i != 1))
+        summed = tuple(i for i in range(x.ndim) if gb.shape[i] == 1 and x.shape[i] != 1)
+        dg = dg_full.sum(axis=summed, keepdims=True).reshape(gamma.shape)
         return [dx.astype(x.dtype, copy=False), dg.astype(gamma.dtype, copy=False)]
     if act == "rrelu":
         if oc.is_train:
@@ -297,12 +304,15 @@ def _lrelu_infer_shape(attrs, in_shapes):
         return [data], [data] * n_out
     gamma = in_shapes[1]
     if data is not None:
-        if len(data) < 2 and (gamma is None or gamma != (1,)):
-            fail("LeakyReLU", "prelu needs data with a channel axis (ndim >= 2)", *in_shapes)
         if gamma is None:
+            if len(data) < 2:
+                fail("LeakyReLU", "prelu needs data with a channel axis (ndim >= 2) to "
+                     "infer gamma's shape", *in_shapes)
             gamma = (data[1],)
-        elif len(gamma) != 1 or (gamma[0] not in (1, data[1]) and data[1] and gamma[0]):
-            fail("LeakyReLU", f"prelu gamma must have shape ({data[1]},) or (1,)", *in_shapes)
+        elif all(gamma) and all(data) and _prelu_gamma_shape(gamma, data) is None:
+            fail("LeakyReLU", f"prelu gamma {gamma} does not fit data {data}: gamma's "
+                 f"axes lie on data axes 0 and 1, e.g. ({data[1] if len(data) > 1 else 1},)"
+                 " or (1,)", *in_shapes)
     return [data, gamma], [data]
 
 

@@ -6,7 +6,8 @@
   ``BatchNorm``; the backward masks the head gradient where the output is 0.
 * ``_contrib_SyncBatchNorm``: batch norm over axis 1 whose batch statistics span
   ``ndev`` devices (what ``gluon.contrib.nn.SyncBatchNorm`` emits).  With ``ndev=1``
-  it is ``BatchNorm``.  With ``ndev > 1`` the ``ndev`` calls sharing ``key`` must run
+  it normalizes as ``BatchNorm``; as in MXNet its second and third outputs are the
+  batch mean and (biased) variance, not BatchNorm's inverse deviation.  With ``ndev > 1`` the ``ndev`` calls sharing ``key`` must run
   concurrently (one thread per device, as MXNet's asynchronous engine runs them):
   each contributes per-channel sums in the forward and in the backward and all of
   them continue with the totals.  A call whose partners never come fails after
@@ -107,6 +108,8 @@ _RENDEZVOUS_LOCK = threading.Lock()
 
 def _allreduce(attrs, phase: str, xp, arrays: list) -> list:
     """Sum ``arrays`` over the ``ndev`` calls sharing ``attrs.key`` (on the host)."""
+    if attrs.ndev == 1:
+        return arrays
     with _RENDEZVOUS_LOCK:
         rv = _RENDEZVOUS.get((attrs.key, phase))
         if rv is None or rv.ndev != attrs.ndev:
@@ -122,10 +125,19 @@ def _bn_view(attrs):
                                  use_global_stats=attrs.use_global_stats)
 
 
+def _batch_stats(oc, attrs) -> bool:
+    """Whether this call normalizes with batch statistics (else the moving ones)."""
+    return bool(oc.is_train) and not attrs.use_global_stats
+
+
 def _sync_forward(oc, attrs, inputs, out):
-    bn = _bn_view(attrs)
-    if attrs.ndev == 1 or not oc.is_train or attrs.use_global_stats:
-        return _bn_forward(oc, bn, inputs, out)
+    """Outputs: y, the batch mean and the batch (biased) variance, as MXNet's
+    SyncBatchNorm; the mean and variance outputs are zero when the moving statistics
+    normalize (inference, ``use_global_stats``), which MXNet does not write."""
+    if not _batch_stats(oc, attrs):
+        y = _bn_forward(oc, _bn_view(attrs), inputs, None)[0]
+        zeros = oc.xp.zeros(inputs[3].shape, inputs[3].dtype)
+        return [put(out, 0, y), put(out, 1, zeros), put(out, 2, zeros.copy())]
     xp = oc.xp
     x, gamma, beta, moving_mean, _ = inputs
     _, red, bshape = _layout(x.ndim, 1)
@@ -143,18 +155,23 @@ def _sync_forward(oc, attrs, inputs, out):
     pdt = moving_mean.dtype
     return [put(out, 0, y.astype(x.dtype, copy=False)),
             put(out, 1, mean.astype(pdt, copy=False)),
-            put(out, 2, inv_std.astype(pdt, copy=False))]
+            put(out, 2, var.astype(pdt, copy=False))]
 
 
 def _sync_backward(oc, attrs, inputs, outputs, out_grads):
     bn = _bn_view(attrs)
-    if attrs.ndev == 1 or attrs.use_global_stats or not oc.is_train:
-        return _bn_backward(oc, bn, inputs, outputs, out_grads)
     xp = oc.xp
     x, gamma, beta, moving_mean, moving_var = inputs
-    mean, inv_std = outputs[1], outputs[2]
+    if not _batch_stats(oc, attrs):
+        # the moving statistics normalized: BatchNorm's backward, given them
+        cdt = _compute_dtype(x.dtype)
+        inv_std = 1.0 / xp.sqrt(moving_var.astype(cdt) + attrs.eps)
+        stats = [outputs[0], moving_mean, inv_std.astype(moving_var.dtype, copy=False)]
+        return _bn_backward(oc, bn, inputs, stats, out_grads)
+    mean = outputs[1]
     _, red, bshape = _layout(x.ndim, 1)
     cdt = _compute_dtype(x.dtype)
+    inv_std = 1.0 / xp.sqrt(outputs[2].astype(cdt) + attrs.eps)
     dy = out_grads[0].astype(cdt, copy=False)
     xhat = (x.astype(cdt, copy=False) - mean.astype(cdt).reshape(bshape)) \
         * inv_std.astype(cdt).reshape(bshape)

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from ..base import MXNetError
 from .attrs import Attr
 from .common import fail, norm_axis, put
 from .registry import OpDef, register
@@ -223,6 +224,10 @@ register(OpDef(
 
 
 # -- gather_nd / scatter_nd ------------------------------------------------------------------
+class IndexOutOfBoundsError(MXNetError, IndexError):
+    """An index past an axis (MXNet raises ``IndexError`` for it; an ``MXNetError`` too)."""
+
+
 def _nd_index(xp, op, indices, shape):
     """``indices`` (M, ...) as a tuple of M int arrays into ``shape``, negatives wrapped."""
     m = indices.shape[0] if indices.ndim else 0
@@ -233,7 +238,8 @@ def _nd_index(xp, op, indices, shape):
     dims = xp.asarray(np.array(shape[:m], dtype=np.int64)).reshape((m,) + (1,) * (idx.ndim - 1))
     idx = xp.where(idx < 0, idx + dims, idx)
     if idx.size and bool(((idx < 0) | (idx >= dims)).any()):
-        fail(op, "index out of bounds", shape, indices.shape)
+        raise IndexOutOfBoundsError(f"Operator {op}: index out of bounds (input shapes: "
+                                    f"{tuple(shape)}, {tuple(indices.shape)})")
     return tuple(idx[k] for k in range(m))
 
 

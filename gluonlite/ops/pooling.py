@@ -66,10 +66,15 @@ class _PoolPlan:
         else:
             self.kernel = tuple(int(k) for k in attrs.kernel)
             self.stride = spatial_tuple(_OP, "stride", attrs.stride, nd, 1)
-            lo = spatial_tuple(_OP, "pad", attrs.pad, nd, 0)
+            if attrs.pooling_convention == "same":
+                # MXNet takes any all-zero pad here (the convention computes its own)
+                if any(attrs.pad or ()):
+                    fail(_OP, "the 'same' pooling convention does not take a pad "
+                         f"(got {tuple(attrs.pad)})", shape)
+                lo = (0,) * nd
+            else:
+                lo = spatial_tuple(_OP, "pad", attrs.pad, nd, 0)
         conv = "valid" if attrs.global_pool else attrs.pooling_convention
-        if conv == "same" and any(lo):
-            fail(_OP, "the 'same' pooling convention does not take a pad", shape)
         out, los, his = [], [], []
         for n, k, s, p in zip(spatial, self.kernel, self.stride, lo):
             if conv == "same":

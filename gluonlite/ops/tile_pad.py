@@ -11,6 +11,7 @@ from __future__ import annotations
 from .attrs import Attr
 from .common import fail, norm_axis, put
 from .registry import OpDef, register
+from ..util import is_np_shape
 
 
 def _sum_to(xp, g, shape):
@@ -108,8 +109,12 @@ _register_broadcast("broadcast_axis", _baxis_target, aliases=("broadcast_axes",)
 # -- tile / repeat / reverse -------------------------------------------------------------------
 def _tile_reps(attrs, shape):
     reps = tuple(attrs.reps)
-    if not reps or any(r <= 0 for r in reps):
-        fail("tile", f"reps {reps} must be positive", shape)
+    # MXNet: empty reps leave the array as it is; a 0 repetition (a zero-size result)
+    # needs np_shape semantics
+    lowest = 0 if is_np_shape() else 1
+    if any(r < lowest for r in reps):
+        fail("tile", f"reps {reps} must be {'non-negative' if lowest == 0 else 'positive'}"
+             + ("" if lowest == 0 else " (0 needs mx.np_shape())"), shape)
     n = max(len(reps), len(shape))
     return (1,) * (n - len(reps)) + reps, (1,) * (n - len(shape)) + tuple(shape)
 

@@ -30,7 +30,9 @@ def _lrelu_ref(x, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
     if act_type == "leaky":
         return np.where(x > 0, x, _f32(slope) * x)
     if act_type == "prelu":
-        g = gamma.reshape(1, -1, *([1] * (x.ndim - 2))) if gamma.size > 1 else gamma
+        # MXNet: gamma's axes lie on data axes 0 and 1, from the last ((C,) on the
+        # channel axis, (N, C) on both)
+        g = gamma.reshape(gamma.shape + (1,) * max(x.ndim - 2, 0)) if gamma.size > 1 else gamma
         return np.where(x > 0, x, g * x)
     if act_type == "rrelu":
         slope = (_f32(lower_bound) + _f32(upper_bound)) / 2
@@ -67,6 +69,10 @@ SAMPLES = {
         Sample([_x, _rng.uniform(0.1, 0.5, 3)], dict(act_type="prelu"), ref=_lrelu_ref,
                infer_from=[0]),
         Sample([_x[0], np.array([0.3])], dict(act_type="prelu"), ref=_lrelu_ref),
+        Sample([_x, _rng.uniform(0.1, 0.5, (2, 3))], dict(act_type="prelu"), ref=_lrelu_ref,
+               name="prelu_batch_channel_gamma"),
+        Sample([_x[0, 0], _rng.uniform(0.1, 0.5, 4)], dict(act_type="prelu"), ref=_lrelu_ref,
+               name="prelu_1d_elementwise_gamma"),
         Sample([_x], dict(act_type="rrelu"), ref=_lrelu_ref, name="rrelu_predict"),
         Sample([_x], dict(act_type="rrelu", lower_bound=0.2, upper_bound=0.5), train=True,
                check=lambda o, i: _check_rrelu_train(o, i, 0.2, 0.5), grad=False,

@@ -22,7 +22,16 @@ def _sync_ref(train):
     bn = _ref(train)
 
     def ref(*inputs, ndev=1, key="", **attrs):
-        return bn(*inputs, axis=1, **attrs)
+        out = bn(*inputs, axis=1, **attrs)
+        if isinstance(out, list):
+            # MXNet's SyncBatchNorm outputs the batch mean and (biased) variance, not
+            # BatchNorm's inverse deviation; zeros when the moving statistics normalize
+            x, mean = inputs[0], out[1]
+            if train and not attrs.get("use_global_stats", False):
+                var = x.var(axis=tuple(i for i in range(x.ndim) if i != 1))
+                return [out[0], mean, var]
+            return [out[0], np.zeros_like(mean), np.zeros_like(mean)]
+        return out
     return ref
 
 
@@ -51,5 +60,9 @@ SAMPLES = {
                ref=_sync_ref(True), train=True, name="train_fix_gamma"),
         Sample(_inputs((4, 3, 2), 1), dict(fix_gamma=False, key="bn1_", use_global_stats=True),
                ref=_sync_ref(True), train=True, name="train_global_stats"),
+        Sample(_inputs((4, 3, 2), 1), dict(fix_gamma=False, key="bn2_", output_mean_var=True),
+               ref=_sync_ref(True), train=True, grad=False, name="train_mean_var"),
+        Sample(_inputs((4, 3, 2), 1), dict(fix_gamma=False, key="bn3_", output_mean_var=True),
+               ref=_sync_ref(False), grad=False, name="predict_mean_var"),
     ],
 }

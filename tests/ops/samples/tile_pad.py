@@ -44,6 +44,8 @@ SAMPLES = {
         Sample([_x(2, 3)], dict(reps=(2, 2)), ref=lambda x, reps: np.tile(x, reps)),
         Sample([_x(3)], dict(reps=(2, 1, 2)), ref=lambda x, reps: np.tile(x, reps)),
         Sample([_x(2, 3, 2)], dict(reps=(3,)), ref=lambda x, reps: np.tile(x, reps)),
+        Sample([_x(2, 3)], dict(reps=()), ref=lambda x, reps: np.tile(x, reps),
+               name="empty_reps_identity"),
     ],
     "repeat": [
         Sample([_x(2, 3)], dict(repeats=2), ref=lambda x, repeats: np.repeat(x, repeats)),
