@@ -247,6 +247,18 @@ class Block:
         load_parameters(self, filename, ctx, allow_missing, ignore_extra, cast_dtype,
                         dtype_source)
 
+    def save(self, prefix: str) -> None:
+        """Save structure, traced graphs and parameters to ``<prefix>-model.json`` and
+        ``<prefix>-model.params`` (MXNet 1.9's files); see :mod:`.block_model_io`."""
+        from .block_model_io import save_model
+        save_model(self, prefix)
+
+    def load(self, prefix: str) -> None:
+        """Restore what :meth:`save` wrote into a Block built the same way, in the same
+        order; see :mod:`.block_model_io`."""
+        from .block_model_io import load_model
+        load_model(self, prefix)
+
     def save_params(self, filename: str) -> None:
         """Deprecated: save with prefixed names (use :meth:`save_parameters`)."""
         warnings.warn("save_params is deprecated. Please use save_parameters. Note that if "
