@@ -93,7 +93,13 @@ class EvalMetric:
         raise NotImplementedError(f"{type(self).__name__} must define update()")
 
     def _add(self, value, count) -> None:
-        """Add to the local and the global sums."""
+        """Add to the local and the global sums.
+
+        A NumPy scalar is taken as float64: MXNet's sums, made under NumPy < 2, grow as
+        ``0.0 + numpy.float32`` -> float64, where NumPy 2 would keep float32.
+        """
+        if isinstance(value, (numpy.floating, numpy.integer)):
+            value = numpy.float64(value)
         self.sum_metric += value
         self.global_sum_metric += value
         self.num_inst += count
@@ -304,7 +310,7 @@ class Perplexity(EvalMetric):
                 ignore = (label == self.ignore_label).astype(prob.dtype)
                 num -= ndarray.sum(ignore).asscalar()
                 prob = prob * (1 - ignore) + ignore
-            loss -= ndarray.sum(ndarray.log(ndarray.maximum(1e-10, prob))).asscalar()
+            loss -= float(ndarray.sum(ndarray.log(ndarray.maximum(1e-10, prob))).asscalar())
             num += prob.size
         self._add(loss, num)
 

@@ -240,6 +240,12 @@ class Parameter:
         """The Trainer updating this parameter (held weakly), or ``None``."""
         return self._trainer_ref() if self._trainer_ref is not None else None
 
+    @_trainer.setter
+    def _trainer(self, trainer) -> None:
+        # MXNet's ``_trainer`` is a plain attribute that subclasses assign (GluonNLP's
+        # WeightDropParameter copies it from the Parameter it wraps)
+        self._trainer_ref = weakref.ref(trainer) if trainer is not None else None
+
     # -- initialization ----------------------------------------------------------------
     def initialize(self, init=None, ctx=None, default_init=None,
                    force_reinit: bool = False) -> None:

@@ -18,6 +18,11 @@ from .invoke import invoke
 from .ndarray import NDArray
 
 
+class NDIndexError(MXNetError, IndexError):
+    """An out-of-bounds index: MXNet raises ``IndexError`` here, which Python's sequence
+    protocol (``iter`` over ``__getitem__``, ``np.asarray`` of a ``Dataset``) relies on."""
+
+
 def _in_graph(x: NDArray) -> bool:
     return _ag._state.recording and (x._entry is not None or x._grad_req not in (None, "null"))
 
@@ -28,8 +33,8 @@ def _first_axis_view(x: NDArray, key):
     if isinstance(key, integer_types) and not isinstance(key, (bool, np.bool_)):
         k = int(key)
         if not -n <= k < n:
-            raise MXNetError(f"index {k} is out of bounds for axis 0 with size {n} "
-                             f"(array shape {x.shape})")
+            raise NDIndexError(f"index {k} is out of bounds for axis 0 with size {n} "
+                               f"(array shape {x.shape})")
         k %= n
         data = x._data[k]
         return x._view(data.reshape(1) if data.ndim == 0 else data)
@@ -142,8 +147,8 @@ def getitem(x: NDArray, key) -> NDArray:
         try:
             data = x._data[raw]
         except IndexError as err:
-            raise MXNetError(f"index {key!r} is invalid for an array of shape {x.shape}: "
-                             f"{err}") from err
+            raise NDIndexError(f"index {key!r} is invalid for an array of shape {x.shape}: "
+                               f"{err}") from err
         view = _basic_view(x, raw, data)
         if view is not None:
             return view
