@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ndarray as nd
-from .io import DataBatch, DataIter
+from .io import DataBatch, MXDataIter
 
 __all__ = ["BatchLoader", "OneArrayBatches"]
 
 
-class OneArrayBatches(DataIter):
+class OneArrayBatches(MXDataIter):
     """``next``/``getdata``/``getlabel``/``getpad`` of MXNet's C++ iterators over the
     ``DataBatch`` that ``iter_next`` leaves in ``self._batch``: they return the one
     data (label) array itself, not a list."""

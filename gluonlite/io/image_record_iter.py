@@ -28,9 +28,9 @@ from ..base import MXNetError
 from ..image.image import _decode_array, _get_interp_method
 from ..image.lst import read_lst
 from ..ops.image_resize import resize_numpy
-from .io import DataBatch, DataDesc, DataIter
+from .io import DataBatch, DataDesc, MXDataIter
 
-__all__ = ["ImageRecordIter"]
+__all__ = ["ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter"]
 
 # MXNet options this reader does not implement (non-default values raise)
 _UNSUPPORTED = {"max_rotate_angle": 0.0, "rotate": -1.0, "rotate_list": "",
@@ -149,7 +149,7 @@ class _Augment:
         return img, mirrored
 
 
-class ImageRecordIter(DataIter):
+class ImageRecordIter(MXDataIter):
     """Batches of decoded, cropped and normalised images from a ``.rec`` file.
 
     Parameters
@@ -393,3 +393,13 @@ def _read_labels(path: str) -> dict:
     """``{image index: float32 labels}`` of a ``.lst`` file."""
     return {key: np.array(labels, np.float32)
             for key, labels, _ in read_lst(path, "ImageRecordIter")}
+
+
+def ImageRecordUInt8Iter(*args, **kwargs) -> ImageRecordIter:  # noqa: N802 - MXNet's name
+    """``ImageRecordIter(dtype='uint8')`` (MXNet's deprecated spelling of it)."""
+    return ImageRecordIter(*args, dtype="uint8", **kwargs)
+
+
+def ImageRecordInt8Iter(*args, **kwargs) -> ImageRecordIter:  # noqa: N802 - MXNet's name
+    """``ImageRecordIter(dtype='int8')`` (MXNet's deprecated spelling of it)."""
+    return ImageRecordIter(*args, dtype="int8", **kwargs)

@@ -11,7 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 
-__all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter"]
+__all__ = ["DataDesc", "DataBatch", "DataIter", "MXDataIter", "ResizeIter", "PrefetchingIter"]
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
@@ -123,6 +123,13 @@ class DataIter:
 
     def getpad(self):
         """Number of filler samples at the end of the current batch."""
+
+
+class MXDataIter(DataIter):
+    """The class of MXNet's backend iterators (``ImageRecordIter``, ``MNISTIter``,
+    ``CSVIter``, ``LibSVMIter``): code tells them from Python iterators with
+    ``isinstance(it, mx.io.MXDataIter)``.  Here they are Python classes deriving from it;
+    it is not built from a C handle (and has no ``debug_skip_load``)."""
 
 
 class _CurrentBatchMixin:

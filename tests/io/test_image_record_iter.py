@@ -91,3 +91,23 @@ def test_errors_name_the_option(root):
     with pytest.raises(mx.MXNetError, match="missing.rec"):
         mx.io.ImageRecordIter(path_imgrec=os.path.join(root, "missing.rec"),
                               data_shape=(3, 8, 8), batch_size=2)
+
+
+def test_uint8_and_int8_spellings_and_mxdataiter_class(root):
+    # MXNet's ImageRecordUInt8Iter/ImageRecordInt8Iter are ImageRecordIter with that dtype;
+    # its backend iterators are MXDataIter instances (GluonCV checks isinstance on it)
+    for case, fn in [("grey_uint8_mirror_idx", mx.io.ImageRecordUInt8Iter),
+                     ("int8_cubic", mx.io.ImageRecordInt8Iter)]:
+        kwargs = gen.iter_kwargs(case, root)
+        kwargs.pop("dtype")
+        it = fn(**kwargs)
+        assert isinstance(it, mx.io.MXDataIter) and isinstance(it, mx.io.DataIter)
+        batch = next(iter(it))
+        want = DATA[f"{case}/0/0/data"]
+        assert batch.data[0].dtype == want.dtype
+    csv = os.path.join(root, "x.csv")
+    with open(csv, "w") as f:
+        f.write("1,2\n3,4\n")
+    assert isinstance(mx.io.CSVIter(data_csv=csv, data_shape=(2,), batch_size=1),
+                      mx.io.MXDataIter)
+    assert not isinstance(mx.io.NDArrayIter(np.zeros((2, 2))), mx.io.MXDataIter)
