@@ -24,6 +24,7 @@ from .symbol.creation import declared_stype
 from .backend import array_module
 from .base import MXNetError
 from .engine.cached_op import CachedOp
+from .engine.grad_check import check_fgradient
 from .engine.graph_info import GraphInfo
 from .engine.plan import infer_entries
 from .ndarray.ndarray import NDArray
@@ -156,6 +157,8 @@ class Executor:
                 self._sources.append(("arg", arg_pos[name]))
         self._need_grad = tuple(kind == "arg" and self._grad_req[j] != "null"
                                 for kind, j in self._sources)
+        if any(self._need_grad):
+            check_fgradient(self._graph)  # as MXNet, when it builds the gradient graph
         self._state = None
         self._monitor: Callable | None = None
         self.outputs = self._alloc_outputs()

@@ -30,6 +30,7 @@ that definition when it loads (:func:`~gluonlite.ops.custom.use_runtime`).
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Callable
 
 import numpy as np
@@ -39,11 +40,13 @@ from .base import MXNetError
 from .ndarray.ndarray import NDArray
 from .ndarray.serialization import FLAG_BY_DTYPE
 from .ops.custom import check_signature, register_prop, use_runtime, user_error
-from .ops.registry import op_names
+from .ops.arguments import operator_arguments
+from .ops.registry import get_op, op_names
 from .profiler import custom_operator_scope
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators",
-           "PythonOp", "NumpyOp", "NDArrayOp"]
+           "PythonOp", "NumpyOp", "NDArrayOp", "OperatorArguments",
+           "get_operator_arguments"]
 
 
 class CustomOp:
@@ -187,6 +190,27 @@ def register(reg_name: str) -> Callable[[type], type]:
 def get_all_registered_operators() -> list:
     """Names of every registered operator (the registry's names and aliases)."""
     return op_names()
+
+
+OperatorArguments = namedtuple("OperatorArguments", ["narg", "names", "types"])
+
+
+def get_operator_arguments(op_name: str) -> OperatorArguments:
+    """An operator's arguments as MXNet documents them: array inputs, then parameters.
+
+    Parameters
+    ----------
+    op_name : str
+        A registered operator name (``"Activation"``, ``"broadcast_add"``).
+
+    Returns
+    -------
+    OperatorArguments
+        ``(narg, names, types)``; ``types`` holds MXNet's type strings
+        (``"NDArray-or-Symbol"``, ``"int, required"``, ``"boolean, optional, default=0"``).
+    """
+    names, types = operator_arguments(get_op(op_name))
+    return OperatorArguments(narg=len(names), names=names, types=types)
 
 
 # -- the runtime of the ``Custom`` operator ------------------------------------------------

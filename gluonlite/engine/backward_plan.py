@@ -123,7 +123,13 @@ class BackwardPlan:
         # per head, whether a run reads its gradient: it is an output of a step on the
         # gradient path or a wanted input itself (a loss layer's output, shape_array's,
         # argsort's indices are not, and MXNet neither needs nor checks theirs)
-        read = {s for step in steps for s in step[4]}
+        # (of a step's outputs, those whose gradient its operator's backward reads)
+        read = set()
+        for k, u in kept:
+            mask = u.op.reads_out_grads(u.attrs) if hasattr(u.op, "reads_out_grads") \
+                else None
+            read.update(u.outs if mask is None else
+                        (s for s, r in zip(u.outs, mask) if r))
         read.update(self.grad_inputs)
         self.heads_read = tuple(s in read for s in self.heads)
         # wanted gradients no step produces (the input feeds only a stop_gradient, or

@@ -363,14 +363,17 @@ class ForwardPlan:
         if opts.debug:
             for f in flats:  # nothing may rely on what a buffer held before
                 f.fill(255)
-        if mon is not None and opts.monitor_all:
-            for i in range(self.n_inputs):
-                mon(self.info.slot_names[i], slots[i])
+        n_in = self.n_inputs
+        slot_names = self.info.slot_names
         placement = opts.placement
         for k, (u, step, ob) in enumerate(zip(self.units, self.steps, step_outs)):
             fwd, attrs, ins, outs, _ = step
             if mon is not None and opts.monitor_all:
+                # as MXNet: a graph input's value right before each operator input
+                # that reads it, then that operator input
                 for name, s in zip(u.in_names, ins):
+                    if s < n_in:
+                        mon(slot_names[s], slots[s])
                     mon(f"{u.name}_{name}", slots[s])
             step_oc = oc if placement is None else placement[k]
             prof = profiler

@@ -120,7 +120,7 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None, cls=None):
         if cls is None:
             for r in res:
                 outputs.append(NDArray(r if type(r) is nd_type and r.ndim
-                                       else _as_array(r, oc.xp), ctx))
+                                       else _as_array(r, oc.xp, op.zero_dim_outputs), ctx))
         else:
             for r in res:
                 outputs.append(cls(r if type(r) is nd_type else oc.xp.asarray(r), ctx))
@@ -216,10 +216,10 @@ def _make_pair(ctx):
     return ctx._op_contexts
 
 
-def _as_array(r, xp):
+def _as_array(r, xp, zero_dim: bool = False):
     if type(r) is not xp.ndarray:
         r = xp.asarray(r)
-    if r.ndim == 0:  # MXNet has no 0-d arrays
+    if r.ndim == 0 and not zero_dim:  # MXNet has no 0-d arrays (but allclose's)
         r = r.reshape(1)
     return r
 
@@ -228,7 +228,7 @@ def _fill_out(op, res, outs_nd, xp, ctx):
     """Make the given ``out`` arrays hold the results; extra (hidden) outputs get new arrays."""
     outputs = []
     for i, r in enumerate(res):
-        r = _as_array(r, xp)
+        r = _as_array(r, xp, op.zero_dim_outputs)
         if i >= len(outs_nd):
             outputs.append(NDArray(r, ctx))
             continue

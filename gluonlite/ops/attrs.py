@@ -135,12 +135,16 @@ class Attr:
         Whether ``None`` is a legal value (MXNet's ``dmlc::optional``).
     choices : tuple of str, optional
         Legal values of a string attribute.
+    mx_type : str, optional
+        The C++ type word MXNet's documentation gives the field where the kind alone
+        does not tell it (``"double"``, ``"int (non-negative)"``, ``"long
+        (non-negative)"``); see :mod:`gluonlite.ops.arguments`.
     """
 
-    __slots__ = ("kind", "default", "optional", "choices", "parser")
+    __slots__ = ("kind", "default", "optional", "choices", "parser", "mx_type")
 
     def __init__(self, kind: str, default=REQUIRED, optional: bool = False,
-                 choices: tuple | None = None):
+                 choices: tuple | None = None, mx_type: str | None = None):
         if kind not in _PARSERS:
             raise ValueError(f"unknown attribute kind {kind}")
         self.kind = kind
@@ -148,6 +152,7 @@ class Attr:
         self.optional = optional or default is None
         self.choices = choices
         self.parser = _PARSERS[kind]
+        self.mx_type = mx_type
 
     def parse(self, op_name: str, name: str, value):
         """Parse ``value`` (string or Python value); raise ``MXNetError`` if invalid."""

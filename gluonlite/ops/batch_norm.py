@@ -272,6 +272,8 @@ register(OpDef(
     num_outputs=3,
     num_visible_outputs=lambda attrs: 3 if attrs.output_mean_var else 1,
     output_names=("output", "mean", "var"),
+    # as MXNet's FGradient, backward reads the output's gradient only
+    out_grads_read=(True, False, False),
     infer_shape=_infer_shape, infer_type=_infer_type,
     backward_uses=("inputs", "outputs"),
     input_init={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},

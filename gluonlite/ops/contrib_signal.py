@@ -225,7 +225,8 @@ def _ac_infer(attrs, shapes):
     if a is not None and b is not None and tuple(a) != tuple(b):
         fail(_AC, "a and b must have the same shape", a, b)
     known = a if a is not None else b
-    return [known, known], [(1,)]
+    # a scalar (shape ``()``) even outside NumPy shape semantics, as MXNet 1.9.1
+    return [known, known], [()]
 
 
 def _ac_type(op, attrs, dtypes):
@@ -249,7 +250,7 @@ def _ac_forward(oc, attrs, inputs, out):
         rtol, atol = np.float32(attrs.rtol), np.float32(attrs.atol)
         diff = xp.abs(a.astype("float64") - b.astype("float64"))
         close = diff <= float(atol) + float(rtol) * xp.abs(b.astype("float64"))
-    res = xp.asarray(bool(xp.all(close)) if a.size else True, dtype=np.uint8).reshape(1)
+    res = xp.asarray(bool(xp.all(close)) if a.size else True, dtype=np.uint8).reshape(())
     return [put(out, 0, res)]
 
 
@@ -257,6 +258,7 @@ register(OpDef(_AC, _ac_forward, inputs=("a", "b"),
                attrs={"rtol": Attr("float", 1e-5), "atol": Attr("float", 1e-8),
                       "equal_nan": Attr("bool", True)},
                infer_shape=_ac_infer, infer_type=_ac_type, differentiable=False,
+               zero_dim_outputs=True,
                doc="1 (uint8) where every |a - b| <= atol + rtol * |b|, else 0."))
 
 

@@ -163,7 +163,7 @@ register(OpDef(
            "output_mean_var": Attr("bool", False)},
     inputs=("data", "gamma", "beta"), num_outputs=3,
     num_visible_outputs=lambda attrs: 3 if attrs.output_mean_var else 1,
-    output_names=("output", "mean", "std"),
+    output_names=("output", "mean", "std"), out_grads_read=(True, False, False),
     infer_shape=_ln_infer_shape,
     doc="Layer normalization over ``axis`` (MXNet ``LayerNorm``)."))
 
@@ -224,7 +224,7 @@ register(OpDef(
            "output_mean_var": Attr("bool", False)},
     inputs=("data", "gamma", "beta"), num_outputs=3,
     num_visible_outputs=lambda attrs: 3 if attrs.output_mean_var else 1,
-    output_names=("output", "mean", "std"),
+    output_names=("output", "mean", "std"), out_grads_read=(True, False, False),
     infer_shape=_gn_infer_shape,
     doc="Group normalization with per-group gamma/beta (MXNet 1.9 ``GroupNorm``)."))
 

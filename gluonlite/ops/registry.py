@@ -11,83 +11,15 @@ import numbers
 from typing import Callable, Iterable, Sequence
 
 from ..base import MXNetError
-from .attrs import REQUIRED, Attr, format_attr
+from .attrs import REQUIRED, Attr, format_attr  # noqa: F401 - format_attr re-exported
+from .no_fgradient import NO_FGRADIENT
+from .op_context import OpAttrs, OpContext
 
 __all__ = ["OpDef", "OpContext", "OpAttrs", "Attr", "register", "get_op", "find_op",
            "all_ops", "op_names"]
 
 _REGISTRY: dict[str, "OpDef"] = {}
 _CANONICAL: dict[str, "OpDef"] = {}
-
-
-class OpContext:
-    """What an operator function needs besides its arrays.
-
-    Attributes
-    ----------
-    xp : module
-        ``numpy`` or ``cupy``.
-    is_train : bool
-        Training mode (Dropout, BatchNorm statistics).
-    ctx : Context
-        Device the arrays live on.
-    """
-
-    __slots__ = ("xp", "is_train", "ctx")
-
-    def __init__(self, xp, is_train: bool, ctx):
-        self.xp = xp
-        self.is_train = is_train
-        self.ctx = ctx
-
-    @property
-    def rng(self):
-        """The random generator of this context (seeded by ``mx.random.seed``)."""
-        from .. import _rng
-        return _rng.generator(self.ctx)
-
-
-class OpAttrs:
-    """Parsed attributes of one operator call; attribute access by name.
-
-    ``_given`` keeps the attributes the caller gave explicitly, which is what
-    MXNet writes into graph JSON.
-    """
-
-    def __init__(self, values: dict, given: dict):
-        self.__dict__.update(values)
-        self._given = given
-
-    def __repr__(self) -> str:
-        items = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if k != "_given")
-        return f"OpAttrs({items})"
-
-    def as_dict(self) -> dict:
-        """All attribute values (given and defaulted)."""
-        return {k: v for k, v in self.__dict__.items() if k != "_given"}
-
-    def with_values(self, **values) -> "OpAttrs":
-        """A copy with ``values`` set besides the given attributes (runtime objects such
-        as a control-flow node's subgraphs, which never go into JSON strings)."""
-        new = self.with_given(self._given)
-        new.__dict__.update(values)
-        return new
-
-    def with_given(self, given: dict) -> "OpAttrs":
-        """A copy whose explicitly given attributes are ``given`` (the symbol layer keeps
-        the caller's exact strings for JSON); subclass state (slots) is shared."""
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        for cls in type(self).__mro__:
-            for slot in getattr(cls, "__slots__", ()):
-                if slot != "__weakref__" and hasattr(self, slot):
-                    setattr(new, slot, getattr(self, slot))
-        new._given = dict(given)
-        return new
-
-    def to_strings(self) -> dict[str, str]:
-        """The explicitly given attributes as MXNet attribute strings."""
-        return {k: format_attr(v) for k, v in self._given.items()}
 
 
 def _const(value):
@@ -259,6 +191,17 @@ class OpDef:
         and ``register_op_hook`` name a node's inputs ``<node>_<input name>``; without
         (``False``: most unary, scalar, reduction and shape operators) they name them
         ``<node>_input0``, ``<node>_input1``, ... (see :meth:`monitor_input_names`).
+    variadic_input : str
+        The name MXNet documents a variadic operator's list of inputs under
+        (``data`` for ``Concat``, ``args`` for ``add_n``): ``get_operator_arguments``.
+    out_grads_read : sequence of bool or callable, optional
+        Which output gradients ``backward`` reads (MXNet's ``FGradient`` passes only
+        these on: ``topk``'s indices, ``BatchNorm``'s mean and variance are not read);
+        ``f(attrs) -> sequence of bool`` where it depends on attributes.  By default all:
+        a head gradient for an unread output is neither needed nor checked.
+    zero_dim_outputs : bool
+        The outputs are 0-d arrays even outside NumPy shape semantics
+        (``_contrib_allclose``), where other operators' 0-d results become shape ``(1,)``.
     """
 
     def __init__(self, name: str, forward: Callable, *, backward: Callable | None = None,
@@ -284,8 +227,14 @@ class OpDef:
                  grad_stypes: Callable | None = None,
                  summary_params: Callable | None = None,
                  plot_style: Callable | None = None, zero_gradient: bool = False,
-                 num_subgraphs: int = 0, listed_inputs: bool = True):
+                 num_subgraphs: int = 0, listed_inputs: bool = True,
+                 variadic_input: str = "data",
+                 out_grads_read: Sequence[bool] | Callable | None = None,
+                 zero_dim_outputs: bool = False):
         self.name = name
+        self.variadic_input = variadic_input
+        self.out_grads_read = out_grads_read
+        self.zero_dim_outputs = zero_dim_outputs
         self.listed_inputs = listed_inputs
         self.num_subgraphs = num_subgraphs
         self.saved_state = saved_state
@@ -424,6 +373,20 @@ class OpDef:
         if self.listed_inputs:
             return names
         return tuple(f"input{i}" for i in range(len(names)))
+
+    @property
+    def has_fgradient(self) -> bool:
+        """Whether MXNet 1.9.1 defines a gradient (``FGradient``, possibly zeros) for the
+        operator: those it does not (:data:`~gluonlite.ops.no_fgradient.NO_FGRADIENT`)
+        refuse a gradient graph through them."""
+        return self.name not in NO_FGRADIENT
+
+    def reads_out_grads(self, attrs: OpAttrs) -> tuple | None:
+        """Per output, whether ``backward`` reads its gradient; ``None``: all of them."""
+        r = self.out_grads_read
+        if r is None:
+            return None
+        return tuple(r(attrs) if callable(r) else r)
 
     def output_names(self, attrs: OpAttrs) -> tuple:
         """Names of the outputs (``output``, or ``output0``, ``output1``, ...)."""

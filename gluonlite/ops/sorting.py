@@ -129,6 +129,11 @@ def _topk_type(op, attrs, in_dtypes):
     return [d], [d, idt]
 
 
+def _topk_grads_read(attrs):
+    # backward reads the values' gradient only; indices and masks pass none back
+    return (attrs.ret_typ in ("value", "both"), False)[:_topk_n_out(attrs)]
+
+
 register(OpDef("topk", _topk_fwd, backward=_topk_bwd,
                attrs={"axis": Attr("int", -1, optional=True), "k": Attr("int", 1),
                       "ret_typ": Attr("str", "indices",
@@ -138,6 +143,7 @@ register(OpDef("topk", _topk_fwd, backward=_topk_bwd,
                num_outputs=_topk_n_out,
                num_visible_outputs=lambda attrs: 1 if attrs.ret_typ != "both" else 2,
                infer_shape=_topk_infer, infer_type=_topk_type, backward_uses=("inputs",),
+               out_grads_read=_topk_grads_read,
                doc="The k largest (or smallest) elements along ``axis``: values, indices, "
                    "a mask, or values and indices.", listed_inputs=False))
 
@@ -182,7 +188,8 @@ register(OpDef("sort", _sort_fwd, backward=_sort_bwd,
                attrs={"axis": Attr("int", -1, optional=True), "is_ascend": Attr("bool", True)},
                num_outputs=2, num_visible_outputs=1, infer_shape=_sort_infer,
                infer_type=lambda op, attrs, d: (d, [d[0], np.dtype(np.int64)]),
-               backward_uses=("inputs",), doc="Sort along ``axis`` (stable)."))
+               backward_uses=("inputs",), out_grads_read=(True, False),
+               doc="Sort along ``axis`` (stable)."))
 
 
 def _argsort_fwd(oc, attrs, inputs, out):

@@ -42,7 +42,7 @@ def _allclose_ref(a, b, rtol=1e-5, atol=1e-8, equal_nan=True):
     ok = np.abs(a - b) <= atol + rtol * np.abs(b)
     nan = np.isnan(a) | np.isnan(b)
     ok = np.where(nan, (np.isnan(a) & np.isnan(b)) if equal_nan else False, ok)
-    return np.array([int(ok.all())], np.uint8)
+    return np.array(int(ok.all()), np.uint8)  # shape (), as MXNet 1.9.1 gives it
 
 
 def _hawkes_ref(lda, alpha, beta, state, lags, marks, valid_length, max_time):
