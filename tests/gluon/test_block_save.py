@@ -3,6 +3,7 @@
 ``tests/fixtures/gen_block_save.py``) and written so that they read back the same."""
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -14,39 +15,11 @@ HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "block_save")
 EXPECTED = np.load(os.path.join(HERE, "outputs.npz"))
 
 
-class Chain(mx.gluon.nn.Block):
-    """Children kept under keys of the Block's own (as MXNet's test_gluon_save)."""
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures"))
+import block_save_cases as cases  # noqa: E402
 
-    def add(self, block):
-        self._children[block.name + str(len(self._children))] = block
-
-    def forward(self, x, *args):
-        out = (x,) + args
-        for block in self._children.values():
-            out = block(*out)
-            out = out if isinstance(out, tuple) else (out,)
-        return out[0]
-
-
-def nested():
-    inside = Chain()
-    inside.add(mx.gluon.nn.Dense(6))
-    net = Chain()
-    net.add(inside)
-    net.add(mx.gluon.nn.Dense(4))
-    return net
-
-
-def hybrid():
-    net = mx.gluon.nn.HybridSequential()
-    with net.name_scope():
-        net.add(mx.gluon.nn.Dense(5, activation="relu"))
-        net.add(mx.gluon.nn.BatchNorm())
-        net.add(mx.gluon.nn.Dense(3))
-    return net
-
-
-BUILDERS = {"nested": nested, "hybrid": hybrid}
+BUILDERS = {kind: (lambda build=build: build(mx)) for kind, build in cases.BUILDERS.items()}
+nested, hybrid = BUILDERS["nested"], BUILDERS["hybrid"]
 
 
 @pytest.mark.parametrize("kind", sorted(BUILDERS))
