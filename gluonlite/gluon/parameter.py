@@ -32,58 +32,9 @@ __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDic
 _GRAD_REQS = ("write", "add", "null")
 _STYPES = ("default", "row_sparse", "csr")
 
-_NOT_INIT = ("Parameter '{}' has not been initialized. Note that you should initialize "
-             "parameters and create Trainer with Block.collect_params() instead of "
-             "Block.params because the later does not include Parameters of nested child "
-             "Blocks")
-_DEFERRED = ("Parameter '{}' has not been initialized yet because initialization was "
-             "deferred. Actual initialization happens during the first forward pass. Please "
-             "pass one batch of data through the network before accessing Parameters. You "
-             "can also avoid deferred initialization by specifying in_units, num_features, "
-             "etc., for network layers.")
-
-
-class DeferredInitializationError(MXNetError):
-    """Raised when a parameter's data is used before its deferred initialization ran."""
-
-
-class _AssertionError(MXNetError, AssertionError):
-    """An MXNetError where MXNet raises ``AssertionError``."""
-
-
-class _ValueError(MXNetError, ValueError):
-    """An MXNetError where MXNet raises ``ValueError``."""
-
-
-class _KeyError(MXNetError, KeyError):
-    """An MXNetError where MXNet raises ``KeyError``."""
-
-
-class _TypeError(MXNetError, TypeError):
-    """An MXNetError where MXNet raises ``TypeError``."""
-
-
-def _as_shape(shape):
-    """Normalize a shape: ``int`` -> 1-tuple, sequence -> tuple, ``None`` stays."""
-    if shape is None:
-        return None
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
-
-
-def shape_is_known(shape) -> bool:
-    """Whether every dimension is known (MXNet's legacy rule: 0 means unknown, and a
-    0-dimensional shape is unknown); negative sizes are an error."""
-    if shape is None or len(shape) == 0:
-        return False
-    for d in shape:
-        if d < 0:
-            raise _AssertionError(f"shape dimension size cannot be less than 0, while "
-                                  f"received {d}")
-        if d == 0:
-            return False
-    return True
+from ._param_common import (_DEFERRED, _NOT_INIT, DeferredInitializationError,  # noqa: F401
+                            _AssertionError, _KeyError, _TypeError, _ValueError, _as_shape,
+                            shape_is_known)
 
 
 def _ctx_list(ctx) -> List[Context]:
@@ -614,57 +565,6 @@ class Parameter:
         return self._var
 
 
-class Constant(Parameter):
-    """A parameter that never changes (``grad_req='null'``), initialized to ``value``.
-
-    Parameters
-    ----------
-    name : str
-        Name.
-    value : array-like or NDArray
-        The constant value; its shape and dtype become the parameter's.
-    """
-
-    def __init__(self, name: str, value):
-        nd = _nd()
-        if not isinstance(value, nd.NDArray):
-            value = nd.array(value)
-        self.value = value
-        from .. import initializer
-
-        class _ConstantInit(initializer.Initializer):
-            def _init_weight(self, _, arr):
-                value.copyto(arr)
-
-        init_name = f"Constant_{name}_{id(self)}"
-        alias = getattr(initializer, "alias", None)
-        if alias is not None:
-            with warnings.catch_warnings():
-                # a reused id() re-registers the name; MXNet warns about it, uselessly
-                warnings.filterwarnings("ignore", message=".*registered with name constant_")
-                alias(init_name)(_ConstantInit)
-            init = init_name
-        else:
-            init = _ConstantInit()
-        super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype,
-                         init=init)
-
-    def __repr__(self) -> str:
-        return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"
-
-    @property
-    def grad_req(self) -> str:
-        return self._grad_req
-
-    @grad_req.setter
-    def grad_req(self, req: str) -> None:
-        if req != "null":
-            warnings.warn(f'Constant parameter "{self.name}" does not support grad_req other '
-                          f'than "null", and new value "{req}" is ignored.', stacklevel=2)
-            return
-        Parameter.grad_req.fset(self, req)
-
-
 def _tensor_types():
     from ..ndarray import NDArray
     from ..symbol import Symbol
@@ -678,4 +578,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+from .constant import Constant  # noqa: E402  (needs Parameter)
 from .parameter_dict import ParameterDict  # noqa: E402  (needs Parameter, Constant)
