@@ -19,26 +19,10 @@ order as when saved.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 
-from ..base import MXNetError
+from ..base import MXNetError, write_atomically
 
 __all__ = ["save_model", "load_model"]
-
-
-def _atomic_write(path: str, write) -> None:
-    """Call ``write(tmp_path)`` and move the result onto ``path`` in one rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def _describe(block, index: list, structure: dict) -> None:
@@ -74,13 +58,9 @@ def save_model(block, prefix: str) -> None:
     """
     model: dict = {}
     _describe(block, [0], model)
-
-    def write_json(tmp: str) -> None:
-        with open(tmp, "w") as fp:
-            json.dump(model, fp)
-
-    _atomic_write(prefix + "-model.json", write_json)
-    _atomic_write(prefix + "-model.params", block.save_parameters)
+    # both through a temporary name and a rename (nd.save writes that way too)
+    write_atomically(prefix + "-model.json", json.dumps(model).encode("utf-8"))
+    block.save_parameters(prefix + "-model.params")
 
 
 def _restore(block, index: list, structure: dict, fname: str) -> None:
