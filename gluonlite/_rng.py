@@ -34,7 +34,9 @@ def _make(key, seed):
 def seed(seed_state: int, ctx=None) -> None:
     """Reseed the stream of ``ctx``, or of every device when ``ctx`` is ``None``/``'all'``."""
     global _base_seed
-    seed_state = int(seed_state)
+    # MXNet passes the seed as a C int, so any int works and a negative seed is the
+    # same as its 32-bit two's complement (NumPy and CuPy take non-negative seeds only)
+    seed_state = int(seed_state) & 0xFFFFFFFF
     if ctx is None or ctx == "all":
         _base_seed = seed_state
         _generators.clear()

@@ -44,6 +44,16 @@ def test_different_seeds_differ():
     assert not np.array_equal(a, b)
 
 
+def test_negative_and_large_seeds_work_as_a_c_int():
+    # MXNet takes any int as a C int (MXNet's own test_random_seed draws negative seeds)
+    for seed, same in [(-5, 2 ** 32 - 5), (-(1 << 31), 1 << 31), (2 ** 32 + 3, 3)]:
+        mx.random.seed(seed)
+        a = nd.random.uniform(shape=(6,)).asnumpy()
+        mx.random.seed(same, ctx=mx.cpu())
+        b = nd.random.uniform(shape=(6,)).asnumpy()
+        np.testing.assert_array_equal(a, b)
+
+
 def test_seed_one_context():
     mx.random.seed(7, ctx=mx.cpu())
     a = nd.random.normal(shape=(4,)).asnumpy()
