@@ -146,3 +146,16 @@ def test_kron_of_different_ranks_is_numpys():
         a, b = rng.standard_normal(sa), rng.standard_normal(sb)
         got = mx.np.kron(mx.np.array(a, dtype="float64"), mx.np.array(b, dtype="float64"))
         onp.testing.assert_allclose(got.asnumpy(), onp.kron(a, b))
+
+
+def test_symbolic_linspace_retstep_is_numpy_step():
+    # MXNet's sym.np.linspace returns (symbol, step); its step ignores endpoint=False,
+    # ours is NumPy's
+    for kw in [dict(num=5), dict(num=4, endpoint=False), dict(num=1)]:
+        sym, step = mx.sym.np.linspace(2, 3, retstep=True, **kw)
+        want, want_step = onp.linspace(2, 3, retstep=True, **kw)
+        onp.testing.assert_allclose(sym.as_nd_ndarray().eval()[0].asnumpy(), want,
+                                    rtol=1e-6)
+        onp.testing.assert_equal(step, want_step)
+    with pytest.raises(NotImplementedError):  # MXNet supports axis 0 only, too
+        mx.sym.np.linspace(0, 1, 5, axis=1)

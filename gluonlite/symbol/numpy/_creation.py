@@ -64,12 +64,18 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
              ctx=None):
-    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    """``num`` evenly spaced values from ``start`` to ``stop``; with ``retstep`` also the
+    spacing (a Python number, NumPy's: MXNet 1.9.1 divides by ``num - 1`` even without
+    ``endpoint``)."""
     num = _check_num("linspace", num)
-    if axis != 0 or retstep:
-        raise NotImplementedError("mx.sym.np.linspace: only axis=0 without retstep")
-    return apply("_linspace", [], start=float(start), stop=float(stop), num=int(num),
-                 endpoint=bool(endpoint), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
+    if axis != 0:  # as MXNet's
+        raise NotImplementedError("mx.sym.np.linspace: only axis=0 is supported")
+    out = apply("_linspace", [], start=float(start), stop=float(stop), num=int(num),
+                endpoint=bool(endpoint), dtype=onp.dtype(dtype or _DEFAULT_FLOAT))
+    if not retstep:
+        return out
+    div = int(num) - 1 if endpoint else int(num)
+    return out, ((stop - start) / div if div > 0 else float("nan"))
 
 
 def indices(dimensions, dtype=onp.int32, ctx=None) -> _Symbol:
