@@ -539,25 +539,6 @@ def waitall() -> None:
                 cp.cuda.get_current_stream().synchronize()
 
 
-def from_dlpack(dlpack) -> NDArray:
-    """An NDArray sharing memory with a DLPack capsule or a ``__dlpack__`` object."""
-    if hasattr(dlpack, "__dlpack_device__"):
-        dev_type, dev_id = dlpack.__dlpack_device__()
-        if int(dev_type) == 2:
-            ctx = Context("gpu", int(dev_id))
-            return NDArray(ctx.xp.from_dlpack(dlpack), ctx)
-        return NDArray(_writable(np.from_dlpack(dlpack)), _CPU0)
-    try:
-        return NDArray(_writable(np.from_dlpack(_CapsuleHolder(dlpack))), _CPU0)
-    except Exception:
-        from .. import backend
-        cp = backend.cupy_module()
-        if cp is None:
-            raise
-        data = cp.from_dlpack(dlpack)
-        return NDArray(data, Context("gpu", data.device.id))
-
-
 def _writable(arr: np.ndarray) -> np.ndarray:
     """A writable zero-copy view of ``arr``.
 
@@ -579,24 +560,5 @@ class _WritableView:
         self.__array_interface__ = iface
 
 
-class _CapsuleHolder:
-    """Lets ``numpy.from_dlpack`` consume a bare (CPU) DLPack capsule."""
-
-    def __init__(self, capsule):
-        self._capsule = capsule
-
-    def __dlpack__(self, **kwargs):
-        return self._capsule
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-
-def to_dlpack_for_read(data: NDArray):
-    """DLPack capsule of ``data`` for reading."""
-    return data.to_dlpack_for_read()
-
-
-def to_dlpack_for_write(data: NDArray):
-    """DLPack capsule of ``data`` for writing."""
-    return data.to_dlpack_for_write()
+# MXNet's mx.nd.ndarray.from_dlpack & co. (they need NDArray and _writable above)
+from .dlpack import from_dlpack, to_dlpack_for_read, to_dlpack_for_write  # noqa: E402,F401
