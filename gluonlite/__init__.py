@@ -132,6 +132,7 @@ from . import visualization as viz  # noqa: E402,F401
 from . import error  # noqa: E402,F401
 from . import log  # noqa: E402,F401
 from . import libinfo  # noqa: E402,F401
+from . import library  # noqa: E402,F401 - mx.library.load (MXNet's __init__ imports it)
 from . import profiler  # noqa: E402,F401
 from . import onnx  # noqa: E402,F401 - mx.onnx.export_model (needs the onnx package when called)
 from . import executor_manager  # noqa: E402,F401
