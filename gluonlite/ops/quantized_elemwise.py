@@ -111,18 +111,26 @@ register(OpDef(
 
 
 def _qconcat_fwd(oc, attrs, inputs, out):
+    """MXNet's oneDNN kernel: the output range is ``[min(0, mins), max(0, maxes)]`` and
+    its type int8 when any input is int8 (else uint8); an input whose scale
+    (``127.5`` or ``255.5`` over its range) differs from the output's is rescaled into
+    the output type (rounded to nearest even, saturated), one reorder per input."""
     xp = oc.xp
     n = attrs.num_args
     datas = inputs[:n]
     los = [qm.scalar(xp, a) for a in inputs[n::2]]
     his = [qm.scalar(xp, a) for a in inputs[n + 1::2]]
-    lo, hi = min(los), max(his)
-    top = qm.max_abs(lo, hi)
-    out_kind = qm.kind(datas[0].dtype)
+    lo, hi = min([0.0] + los), max([0.0] + his)
+    out_kind = _concat_kind([d.dtype for d in datas])
+    out_scale = _onednn_scale(out_kind, lo, hi)
     parts = []
-    for d, a, b in zip(datas, los, his):  # one rescale per input array
-        ratio = qm.f32(qm.max_abs(a, b)) / qm.f32(top) if top else qm.f32(0.0)
-        parts.append(qm.saturate(xp, d.astype(np.float32) * ratio, out_kind))
+    for d, a, b in zip(datas, los, his):
+        scale = _onednn_scale(qm.kind(d.dtype), a, b)
+        if scale == out_scale and qm.kind(d.dtype) == out_kind:
+            parts.append(d)
+        else:
+            parts.append(qm.saturate(xp, d.astype(np.float32) * (out_scale / scale),
+                                     out_kind))
     axis = attrs.dim % datas[0].ndim
     try:
         value = xp.concatenate(parts, axis=axis)
@@ -130,6 +138,25 @@ def _qconcat_fwd(oc, attrs, inputs, out):
         fail("_contrib_quantized_concat", f"shapes do not match off dimension {attrs.dim}",
              *[d.shape for d in datas])
     return ranges_out(xp, out, value, lo, hi)
+
+
+def _onednn_scale(kind: str, lo: float, hi: float):
+    top = qm.f32(qm.max_abs(lo, hi))
+    return qm.f32(qm.ONEDNN_SCALE[kind]) / top if top else qm.f32(np.inf)
+
+
+def _concat_kind(dtypes) -> str:
+    """int8 when any input is int8, else uint8 (MXNet's ``QuantizedConcatType``)."""
+    return "int8" if any(d is not None and np.dtype(d) == np.int8 for d in dtypes) \
+        else "uint8"
+
+
+def _qconcat_types(op, attrs, in_dtypes):
+    n = attrs.num_args
+    kind = _concat_kind(in_dtypes[:n])
+    ins = [d if d is not None and np.dtype(d) == np.int8 else np.dtype(np.uint8)
+           for d in in_dtypes[:n]]
+    return ins + [F32] * (len(in_dtypes) - n), [np.dtype(kind), F32, F32]
 
 
 def _qconcat_infer(attrs, in_shapes):
@@ -149,7 +176,6 @@ register(OpDef(
     "_contrib_quantized_concat", _qconcat_fwd, inputs=_qconcat_inputs,
     attrs={"num_args": Attr("int"), "dim": Attr("int", 1)}, key_var_num_args="num_args",
     num_outputs=3, output_names=RANGE_OUTS, infer_shape=_qconcat_infer,
-    infer_type=lambda op, attrs, t: passthrough_types(op, attrs, t, attrs.num_args),
-    differentiable=False,
+    infer_type=_qconcat_types, differentiable=False,
     doc="Concatenate quantized arrays after rescaling each to the widest range. Inputs: "
         "the ``num_args`` arrays, then ``min, max`` of each."))

@@ -211,28 +211,40 @@ register(OpDef(
 
 # -- batch norm ---------------------------------------------------------------------------------
 def _qbn_fwd(oc, attrs, inputs, out):
+    """MXNet's oneDNN kernel: uint8 data first becomes int8 (scaled by 127.5/255.5), then
+    one inference BatchNorm on the int8 values whose scale and shift fold in the data's
+    and the calibrated output's ranges (``gamma / sqrt(var + eps) * data_range /
+    out_range`` and ``(beta - mean * gamma / sqrt(var + eps)) * 127.5 / out_range``);
+    oneDNN then normalizes with mean 0 and variance 1, dividing once more by
+    ``sqrt(1 + eps)``.  The output range is the calibrated range itself."""
     xp = oc.xp
+    op = "_contrib_quantized_batch_norm"
     data, gamma, beta, mean, var = inputs[:5]
     if data.dtype not in (np.int8, np.uint8):
-        fail("_contrib_quantized_batch_norm", f"expects int8/uint8 data, got {data.dtype}",
-             data.shape)
+        fail(op, f"expects int8/uint8 data, got {data.dtype}", data.shape)
     axis = attrs.axis % data.ndim
     if gamma.shape != (data.shape[axis],):
-        fail("_contrib_quantized_batch_norm", f"gamma must have shape ({data.shape[axis]},)",
-             data.shape, gamma.shape)
+        fail(op, f"gamma must have shape ({data.shape[axis]},)", data.shape, gamma.shape)
+    calib = calib_range(attrs)
+    if calib is None:
+        fail(op, "needs min_calib_range and max_calib_range (MXNet's quantized BatchNorm "
+                 "does not support calib_mode=None)", data.shape)
+    if data.dtype == np.uint8:
+        data = qm.saturate(xp, data.astype(np.float32)
+                           * (qm.f32(127.5) / qm.f32(255.5)), "int8")
+    f32 = qm.f32
+    d_range = f32(qm.max_abs(qm.scalar(xp, inputs[5]), qm.scalar(xp, inputs[6])))
+    o_range = f32(qm.max_abs(*calib))
+    g = xp.ones_like(gamma) if attrs.fix_gamma else gamma.astype(np.float32)
+    invstd = (1.0 / xp.sqrt(var.astype(np.float64) + float(attrs.eps))).astype(np.float32)
+    weight = g * invstd * d_range / o_range
+    shift = (beta.astype(np.float32) - mean.astype(np.float32) * g * invstd) \
+        * f32(127.5) / o_range
+    scale = (weight / f32(np.sqrt(f32(1.0) + f32(attrs.eps)))).astype(np.float32)
     bshape = [1] * data.ndim
     bshape[axis] = -1
-    g = xp.ones_like(gamma) if attrs.fix_gamma else gamma
-    scale = (g / xp.sqrt(var + np.float32(attrs.eps))).astype(np.float32)
-    shift = (beta - mean * scale).astype(np.float32)
-    x = qm.dequantize(xp, data, qm.scalar(xp, inputs[5]), qm.scalar(xp, inputs[6]))
-    y = x * scale.reshape(bshape) + shift.reshape(bshape)
-    calib = calib_range(attrs)
-    if calib is not None:
-        rng = qm.max_abs(*calib)
-    else:
-        rng = float(xp.abs(y).max()) if y.size else 0.0
-    return ranges_out(xp, out, qm.onednn_quantize(xp, y, rng, "int8"), -rng, rng)
+    y = data.astype(np.float32) * scale.reshape(bshape) + shift.reshape(bshape)
+    return ranges_out(xp, out, qm.saturate(xp, y, "int8"), calib[0], calib[1])
 
 
 def _qbn_infer(attrs, in_shapes):

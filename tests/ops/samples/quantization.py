@@ -173,12 +173,20 @@ def _add(a, b, alo, ahi, blo, bhi, min_calib_range=None, max_calib_range=None):
 
 
 def _concat(*args, num_args, dim=1):
+    """Output range ``[min(0, mins), max(0, maxes)]``, int8 when an input is int8; inputs
+    at another scale (``127.5``/``255.5`` over their range) are rescaled."""
     datas, ranges = args[:num_args], args[num_args:]
     los, his = [float(a[0]) for a in ranges[::2]], [float(a[0]) for a in ranges[1::2]]
-    top = _mabs(min(los), max(his))
-    parts = [_sat(d.astype(np.float32) * (_mabs(lo, hi) / top), "int8")
-             for d, lo, hi in zip(datas, los, his)]
-    return [np.concatenate(parts, axis=dim), *_r(min(los), max(his))]
+    lo, hi = min([0.0] + los), max([0.0] + his)
+    kind = "int8" if any(d.dtype == np.int8 for d in datas) else "uint8"
+    level = {"int8": F(127.5), "uint8": F(255.5)}
+    out_scale = level[kind] / _mabs(lo, hi)
+    parts = []
+    for d, a, b in zip(datas, los, his):
+        scale = level["int8" if d.dtype == np.int8 else "uint8"] / _mabs(a, b)
+        parts.append(d if scale == out_scale and d.dtype == kind else
+                     _sat(d.astype(np.float32) * (out_scale / scale), kind))
+    return [np.concatenate(parts, axis=dim), *_r(lo, hi)]
 
 
 def _mul(a, b, alo, ahi, blo, bhi, min_calib_range=None, max_calib_range=None,
@@ -201,14 +209,17 @@ _bn_p = [np.array(v, dtype=np.float32) for v in
 
 def _bn(data, gamma, beta, mean, var, lo, hi, eps=1e-3, fix_gamma=True,
         min_calib_range=None, max_calib_range=None, **_):
-    level = F(255.5) if data.dtype == np.uint8 else F(127.5)
-    x = data.astype(np.float32) * (_mabs(lo, hi) / level)
+    """MXNet's oneDNN kernel: uint8 data rescaled to int8 first; scale and shift fold in
+    the data and calibrated output ranges; one more ``1 / sqrt(1 + eps)``."""
+    if data.dtype == np.uint8:
+        data = _sat(data.astype(np.float32) * (F(127.5) / F(255.5)), "int8")
     g = np.ones_like(gamma) if fix_gamma else gamma
-    scale = g / np.sqrt(var + F(eps))
-    y = x * scale.reshape(1, -1, 1, 1) + (beta - mean * scale).reshape(1, -1, 1, 1)
-    r = F(np.abs(y).max()) if min_calib_range is None else \
-        F(max(abs(min_calib_range), abs(max_calib_range)))
-    return [_sat(y * (F(127.5) / r), "int8"), *_r(-r, r)]
+    invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(F)
+    out_r = F(max(abs(min_calib_range), abs(max_calib_range)))
+    scale = g * invstd * _mabs(lo, hi) / out_r / F(np.sqrt(F(1) + F(eps)))
+    shift = (beta - mean * g * invstd) * F(127.5) / out_r
+    y = data.astype(np.float32) * scale.reshape(1, -1, 1, 1) + shift.reshape(1, -1, 1, 1)
+    return [_sat(y, "int8"), *_r(min_calib_range, max_calib_range)]
 
 
 SAMPLES = {
@@ -295,7 +306,8 @@ SAMPLES = {
                dict(enable_float_output=True), ref=_mul),
     ],
     "_contrib_quantized_batch_norm": [
-        Sample([_q, *_bn_p, *_r(-1.0, 2.0)], dict(fix_gamma=False), ref=_bn),
+        Sample([_q, *_bn_p, *_r(-1.0, 2.0)],
+               dict(fix_gamma=False, min_calib_range=-2.0, max_calib_range=1.0), ref=_bn),
         Sample([_u, *_bn_p, *_r(0.0, 2.0)],
                dict(fix_gamma=True, min_calib_range=-0.5, max_calib_range=1.5), ref=_bn),
     ],
@@ -316,6 +328,9 @@ SAMPLES = {
                ref=_concat),
         Sample([_a8.T.copy(), _c8.T.copy(), _a8.T.copy(), *_r(-0.6, 0.6, -1.3, 1.3, -0.2, 0.2)],
                dict(num_args=3, dim=0), ref=_concat),
+        Sample([_u[:, :, :3].copy(), _q[:, :, :3].copy(), *_r(0.0, 2.0, -1.0, 0.8)],
+               dict(num_args=2, dim=1), ref=_concat),
+        Sample([_u, _u, *_r(0.0, 2.0, 0.0, 2.0)], dict(num_args=2, dim=3), ref=_concat),
     ],
     "_contrib_calibrate_entropy": [
         Sample([_hist, _edges], dict(num_quantized_bins=31), check=_shapes((1,), (1,))),
