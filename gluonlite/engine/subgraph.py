@@ -1,5 +1,5 @@
 """Runnable subgraphs for the control-flow operators (``_foreach``, ``_while_loop``,
-``_cond``).
+``_cond``) and MXNet's fused oneDNN nodes (``_sg_mkldnn_*``).
 
 A graph's control-flow nodes keep :class:`~gluonlite.symbol.subgraph.Subgraph`
 objects (inference only).  :class:`GraphInfo` gives each such unit a
@@ -34,6 +34,15 @@ class SubgraphRunner:
 
     def infer_shape(self, in_shapes: list) -> tuple[list, list]:
         return self.subgraph.infer_shape(in_shapes)
+
+    def input_names(self) -> list:
+        return self.subgraph.input_names()
+
+    def op_nodes(self) -> list:
+        return self.subgraph.op_nodes()
+
+    def aux_positions(self) -> tuple:
+        return self.subgraph.aux_positions()
 
     def infer_type(self, in_dtypes: list) -> tuple[list, list]:
         return self.subgraph.infer_type(in_dtypes)

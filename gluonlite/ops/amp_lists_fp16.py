@@ -74,7 +74,7 @@ FP16_FP32_FUNCS = [
     "sign", "signsgd_update", "signum_update", "sin", "size_array", "slice", "slice_axis",
     "slice_like", "softsign", "sort", "space_to_depth", "split", "sqrt", "squeeze",
     "stop_gradient", "swapaxes", "take", "tanh", "tile", "transpose", "trunc", "uniform",
-    "unravel_index", "zeros_like"
+    "unravel_index", "zeros_like", "_sg_mkldnn_conv", "_sg_mkldnn_fully_connected"
 ]
 
 # operators whose low-precision results lose too much (exponentials, reductions,

@@ -1,7 +1,14 @@
 """Small helpers shared by operator definitions."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..base import MXNetError
+
+
+def to_host(a) -> np.ndarray:
+    """``a`` as a NumPy array (a CuPy array is copied to the host)."""
+    return a if isinstance(a, np.ndarray) else a.get()
 
 
 def put(out, i: int, value):

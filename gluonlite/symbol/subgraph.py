@@ -1,4 +1,5 @@
-"""The subgraphs of control-flow nodes (``_foreach``, ``_while_loop``, ``_cond``).
+"""The subgraphs of control-flow nodes (``_foreach``, ``_while_loop``, ``_cond``) and of
+MXNet's fused oneDNN nodes (``_sg_mkldnn_conv``, ...).
 
 A :class:`Subgraph` is the graph of a loop body, a condition or a branch: its head
 entries, whose variables are the subgraph's inputs in ``list_inputs`` order.  It
@@ -79,6 +80,11 @@ class Subgraph:
                 if src.op is None and id(src) in slot:
                     found.add(slot[id(src)])
         return tuple(sorted(found))
+
+    def op_nodes(self) -> list:
+        """``(operator name, parsed attributes)`` of the subgraph's operator nodes in
+        topological order (how a fused oneDNN node reads its recipe)."""
+        return [(n.op.name, n.attrs) for n in topo_order(self.heads) if n.op is not None]
 
     def run(self, oc, inputs, keep):
         raise MXNetError("a control-flow subgraph runs inside a compiled graph (a "
