@@ -105,9 +105,23 @@ def to_int32(xp, acc):
     return xp.clip(acc, -INT32_MAX - 1, INT32_MAX).astype(np.int32)
 
 
+def exact_float(xp, a, b, terms: int):
+    """The cheapest float dtype whose GEMM sums ``terms`` products of ``a``'s and ``b``'s
+    integer values exactly: float32 when every partial sum stays under ``2**24`` (checked
+    on the values, not the types: activations rarely reach their type's limit), else
+    float64 (exact up to ``2**53``)."""
+    if not a.size or not b.size:
+        return np.float64
+    def top(x):  # not abs(): int8's -128 has no int8 absolute value
+        return max(-int(x.min()), int(x.max()))
+    bound = terms * top(a) * top(b)
+    return np.float32 if bound < 1 << 24 else np.float64
+
+
 def int_matmul(xp, a, b):
-    """``a @ b`` of integer arrays, exactly, through float64 BLAS."""
-    return xp.matmul(a.astype(np.float64), b.astype(np.float64))
+    """``a @ b`` of integer arrays, exactly, through float32 or float64 BLAS."""
+    dtype = exact_float(xp, a, b, a.shape[-1])
+    return xp.matmul(a.astype(dtype), b.astype(dtype))
 
 
 def entropy_threshold(hist, edges, num_quantized_bins: int):

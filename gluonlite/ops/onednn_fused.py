@@ -192,7 +192,8 @@ def _quantized_conv(oc, attrs, inputs, out):
     b_q = None if bias is None else q8.reorder(xp, bias, w_scales * d_scale, "int32")
     conv = get_op("Convolution")
     cattrs = conv.parse_attrs(dict(conv_attrs._given, no_bias=True))
-    acc = conv.forward(oc, cattrs, [data.astype(np.float64), w_q.astype(np.float64)], None)[0]
+    dtype = qm.exact_float(xp, data, w_q, int(np.prod(w_q.shape[1:])))
+    acc = conv.forward(oc, cattrs, [data.astype(dtype), w_q.astype(dtype)], None)[0]
     out_kind = _conv_out_kind(attrs, nodes)
     act, post = _conv_acts(attrs, nodes)
     if calib:

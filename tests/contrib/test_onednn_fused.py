@@ -151,3 +151,19 @@ def test_quantized_conv_refuses_float_data():
     aux = {k: params[k] for k in sym.list_auxiliary_states()}
     with pytest.raises(MXNetError, match="_sg_mkldnn_conv.*int8/uint8 data"):
         sym.bind(mx.cpu(), args, aux_states=aux).forward()
+
+
+def test_integer_gemm_stays_exact_past_float32s_range():
+    """The INT8 GEMMs run in float32 only while every partial sum fits its 24 bits."""
+    from gluonlite.ops import _quantized_math as qm
+    a = np.full((2, 1001), 255, dtype=np.uint8)
+    a[1, 0] = 1
+    b = np.full((1001, 3), 127, dtype=np.int8)
+    b[0, 1] = -128  # int8's -128 has no int8 absolute value: the bound must still see it
+    want = a.astype(np.int64) @ b.astype(np.int64)
+    assert qm.exact_float(np, a, b, 1001) == np.float64
+    np.testing.assert_array_equal(qm.int_matmul(np, a, b), want)
+    small = np.full((2, 3), -128, dtype=np.int8)
+    assert qm.exact_float(np, small, small.T, 3) == np.float32
+    np.testing.assert_array_equal(qm.int_matmul(np, small, small.T),
+                                  small.astype(np.int64) @ small.T.astype(np.int64))
