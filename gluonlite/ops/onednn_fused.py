@@ -62,12 +62,17 @@ def _acts(nodes, names=_ACTS) -> list:
     return [(n, a) for n, a in nodes if n in names]
 
 
-def _uint8_act(act) -> bool:
-    """MXNet's ``IsOutputUInt8``: relu (not leaky), sigmoid, softrelu or clip."""
+def _uint8_act(act, fc: bool = False) -> bool:
+    """MXNet's ``IsOutputUInt8``: whether the activation makes a calibrated output uint8
+    (relu, sigmoid, softrelu, clip; for a fully connected layer also square, sqrt, exp,
+    abs and a leaky relu, whose oneDNN algorithm is relu: MXNet's test ignores the slope
+    there, so the negative side saturates to 0)."""
     name, a = act
     if name == "Activation":
         return a.act_type in _UINT8_ACTS
-    return name == "clip" or name in ("square", "sqrt", "exp", "abs")
+    if name == "LeakyReLU":
+        return fc and a.act_type == "leaky"
+    return name in _FC_ELTWISE
 
 
 def _act_fn(oc, act, alpha_scale=f32(1)):
@@ -330,10 +335,7 @@ def _fc_out_kind(attrs, nodes) -> str | None:
     if attrs.min_calib_range is None or attrs.max_calib_range is None:
         return "int32"
     acts = _acts(nodes, _FC_ELTWISE)
-    if (attrs.with_eltwise or attrs.with_relu) and acts:
-        name, a = acts[0]
-        if name == "LeakyReLU" or (name == "Activation" and a.act_type not in _UINT8_ACTS):
-            return "int8"
+    if (attrs.with_eltwise or attrs.with_relu) and acts and _uint8_act(acts[0], fc=True):
         return "uint8"
     return "int8"
 
