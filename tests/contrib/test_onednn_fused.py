@@ -20,7 +20,8 @@ from gluonlite.base import MXNetError
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 DATA = dict(np.load(os.path.join(HERE, "onednn_fused.npz")))
-CASES = ["res_naive", "res_none", "acts_naive", "att_naive", "att_float", "float_fused"]
+CASES = ["res_naive", "res_none", "acts_naive", "att_naive", "att_float", "float_fused",
+         "fc_leaky_naive"]
 FLOAT_CASES = ("att_float", "float_fused")
 
 
@@ -65,6 +66,8 @@ def test_quantized_output_types_follow_mxnet():
     assert got["quantized_sg_mkldnn_conv_bn_act_0_output"].dtype == np.uint8
     assert got["quantized_sg_mkldnn_conv_bn_5_output"].dtype == np.int8
     assert got["quantized_sg_mkldnn_fully_connected_1_output"].dtype == np.float32
+    leaky = _internals("fc_leaky_naive")
+    assert leaky["quantized_sg_mkldnn_fully_connected_eltwise_0_output"].dtype == np.uint8
     none = _internals("res_none")
     assert none["quantized_sg_mkldnn_conv_bn_act_0_output"].dtype == np.int32
 
