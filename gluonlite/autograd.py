@@ -39,9 +39,10 @@ _state = _State()
 _Array = None  # the array class of the tape's users (NDArray)
 _wrap = None  # _wrap(raw, ctx) -> array, no copy
 _F = None  # recorded array functions, handed to OpDef.backward_graph as ``F``
+Function = None  # ``mx.autograd.Function``: defined in ndarray/_autograd_function.py
 
 
-def use_arrays(array_type: type, wrap, namespace) -> None:
+def use_arrays(array_type: type, wrap, namespace, function: type | None = None) -> None:
     """Lend the tape what it needs from the arrays layer (called by ``gluonlite.ndarray``).
 
     Parameters
@@ -54,9 +55,14 @@ def use_arrays(array_type: type, wrap, namespace) -> None:
     namespace : module or object
         The array functions (``F.sum``, ``F.where``, ``F.NDArray``, ...) that
         operators' ``backward_graph`` calls, recorded, for ``create_graph=True``.
+    function : type, optional
+        ``mx.autograd.Function`` (user-defined differentiable functions on arrays),
+        published here under its MXNet name.
     """
-    global _Array, _wrap, _F
+    global _Array, _wrap, _F, Function
     _Array, _wrap, _F = array_type, wrap, namespace
+    if function is not None:
+        Function = function
 
 
 def is_recording() -> bool:
@@ -277,6 +283,9 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
                              "mark_variables() on the inputs")
     node_grads: dict = {}
     leaf_grads: dict = {}
+    # ids of the nodes a gradient that may be non-zero reaches (not only through a
+    # zero-gradient operator such as stop_gradient): MXNet's test for FGradient
+    nonzero: set = set()
     for h, e, hg in zip(heads, entries, head_grads):
         if isinstance(hg, Array) and hg._ctx != h._ctx:
             hg = hg.as_in_context(h._ctx)  # as MXNet, a head gradient may live elsewhere
@@ -289,11 +298,11 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
         else:
             g = hg._data if isinstance(hg, Array) else hg
             if tuple(g.shape) != tuple(h.shape):
-                raise MXNetError(f"backward: head gradient shape {tuple(g.shape)} does not "
-                                 f"match head shape {h.shape}")
+                g = _fit_head_grad(g, h.shape)
         if isinstance(e, tuple):
             slots = node_grads.setdefault(id(e[0]), [e[0], [None] * e[0].n_out])[1]
             slots[e[1]] = g if slots[e[1]] is None else slots[e[1]] + g
+            nonzero.add(id(e[0]))
         else:
             _accumulate(leaf_grads, id(e), g, e)
     order = _topo_nodes(entries)
@@ -301,6 +310,12 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
         rec = node_grads.pop(id(node), None)
         if rec is None:
             continue
+        op = node.op
+        if op is not None and not op.differentiable:  # recorded only without FGradient
+            if id(node) in nonzero:
+                raise MXNetError(f"Operator {op.name} is non-differentiable because it "
+                                 "didn't register FGradient attribute.")
+            rec[1] = None  # only zero gradients reach it (a stop_gradient after it)
         if node.freed:
             raise MXNetError("backward: the graph was already freed by an earlier backward; "
                              "pass retain_graph=True to backward through it twice")
@@ -310,7 +325,9 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
                 raise MXNetError(f"backward: an array used by operator {name} was modified "
                                  "in-place after it was recorded; its gradient would be wrong")
         out_grads = rec[1]
-        if create_graph:
+        if out_grads is None:
+            in_grads = _zero_input_grads(node, create_graph)
+        elif create_graph:
             in_grads = _node_backward_graph(node, out_grads)
         else:
             in_grads = _node_backward(node, out_grads, train_mode)
@@ -323,6 +340,9 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
                 if leaf._grad_req == "null" and leaf._entry is None:
                     leaf._grad = None
             node.null_leaves = ()
+        # what it passes on may be non-zero when it got such a gradient and is not a
+        # zero-gradient operator (stop_gradient)
+        passes = id(node) in nonzero and (op is None or not op.zero_gradient)
         for parent, g in zip(node.parents, in_grads):
             if parent is None or g is None:
                 continue
@@ -330,9 +350,42 @@ def _run_backward(heads, head_grads, retain_graph: bool, train_mode: bool,
                 pnode, idx = parent
                 slots = node_grads.setdefault(id(pnode), [pnode, [None] * pnode.n_out])[1]
                 slots[idx] = g if slots[idx] is None else slots[idx] + g
+                if passes:
+                    nonzero.add(id(pnode))
             else:
                 _accumulate(leaf_grads, id(parent), g, parent)
     return leaf_grads
+
+
+def _fit_head_grad(g, shape: tuple):
+    """A head gradient whose shape differs from its head's, as MXNet 1.9.1 uses it.
+
+    MXNet does not check the shape: the backward of the head's operator reads the
+    gradient's memory as the head's shape, row-major (client code, e.g. MXNet's own
+    ``test_foreach``, passes a larger gradient whose leading elements are the head's).
+    The same is done here when the gradient has at least as many elements; with fewer,
+    MXNet reads past its end, so that raises.
+    """
+    size = 1
+    for d in shape:
+        size *= d
+    if g.size < size:
+        raise MXNetError(f"backward: head gradient shape {tuple(g.shape)} does not match "
+                         f"head shape {tuple(shape)}")
+    return g.reshape(-1)[:size].reshape(shape)
+
+
+def _zero_input_grads(node, create_graph: bool) -> list:
+    """Zero input gradients of a node that only zero gradients reach (MXNet's
+    ``MakeZeroGradNodes``); ``None`` where the node kept no input to shape them."""
+    if node.in_datas is None:
+        return [None] * len(node.parents)
+    xp = node.ctx.xp
+    grads = [xp.zeros(d.shape, dtype=d.dtype) if p is not None else None
+             for d, p in zip(node.in_datas, node.parents)]
+    if create_graph:
+        grads = [None if g is None else _wrap(g, node.ctx) for g in grads]
+    return grads
 
 
 def _ones_like(a):
@@ -525,64 +578,3 @@ def get_symbol(x):
     if not _GRAPH_BUILDER:
         raise MXNetError("autograd.get_symbol needs gluonlite.symbol, which is not loaded")
     return _GRAPH_BUILDER[0](x)
-
-
-class Function:
-    """User-defined differentiable function (``mx.autograd.Function``).
-
-    Subclass it and implement ``forward(*inputs)`` and ``backward(*output_grads)``
-    on NDArrays; call the instance like a function inside ``record()``.
-    """
-
-    def __init__(self):
-        self._used = False
-        self.saved_tensors = ()
-
-    def save_for_backward(self, *args) -> None:
-        """Keep arrays for ``backward``."""
-        self.saved_tensors = args
-
-    def forward(self, *inputs):
-        raise MXNetError(f"{type(self).__name__}: forward is not defined")
-
-    def backward(self, *output_grads):
-        raise MXNetError(f"{type(self).__name__}: backward is not defined")
-
-    def __call__(self, *inputs):
-        if self._used:
-            raise MXNetError(f"{type(self).__name__}: each Function instance can be called "
-                             "only once; create a new instance per call")
-        self._used = True
-        with pause(train_mode=is_training()):
-            outputs = self.forward(*inputs)
-        single = isinstance(outputs, _Array)
-        outs = [outputs] if single else list(outputs)
-        if is_recording():
-            parents = []
-            for x in inputs:
-                if x._entry is not None:
-                    parents.append(x._entry)
-                elif x._grad_req not in (None, "null"):
-                    parents.append(x)
-                else:
-                    parents.append(None)
-            if any(p is not None for p in parents):
-                ctx = outs[0].context
-                node = Node(None, None, parents, None, None, [], is_training(), ctx,
-                            [o.shape for o in outs], [o.dtype for o in outs], function=self)
-                node.null_leaves = null_leaves(inputs)
-                self._ctx = ctx
-                new_outs = []
-                for i, o in enumerate(outs):
-                    y = _wrap(o._data, o.context)
-                    y._entry = (node, i)
-                    new_outs.append(y)
-                outs = new_outs
-        return outs[0] if single else tuple(outs)
-
-    def _run_backward(self, out_grads):
-        grads_nd = [_wrap(g, self._ctx) for g in out_grads]
-        res = self.backward(*grads_nd)
-        if isinstance(res, _Array):
-            res = [res]
-        return [None if r is None else r._data for r in res]

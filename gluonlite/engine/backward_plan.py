@@ -19,6 +19,7 @@ import functools
 from typing import Sequence
 
 from ..base import MXNetError
+from .grad_check import check_fgradient
 from .placement import move_to
 
 __all__ = ["BackwardPlan"]
@@ -51,6 +52,9 @@ class BackwardPlan:
     """
 
     def __init__(self, info, units, shapes, dtypes, grad_mask: Sequence[bool]):
+        # MXNet builds the gradient graph of a recorded CachedOp call (and of a bound
+        # executor) over every node the heads reach: one without FGradient raises
+        check_fgradient(info)
         n_in = info.n_inputs
         reach = [False] * info.n_slots
         for i in range(n_in):

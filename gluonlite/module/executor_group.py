@@ -6,7 +6,8 @@ a Parameter, on every context), splits each batch over the contexts by
 ``workload``, runs forward (recorded for training) and backward per device, and
 exposes MXNet's views of it: ``execs`` (per device ``arg_dict``, ``grad_dict``,
 ``aux_dict``, ``outputs``), ``param_arrays``, ``grad_arrays``, ``aux_arrays``,
-``get_params`` / ``set_params``.
+``get_params`` / ``set_params``, and ``shared_data_arrays`` (see
+:mod:`.executor_group_data`).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ..base import MXNetError
 from ..context import cpu
 from ..gluon import SymbolBlock
 from ..io import DataDesc
+from .executor_group_data import bind_shared_data
 
 __all__ = ["DataParallelExecutorGroup"]
 
@@ -253,6 +255,7 @@ class DataParallelExecutorGroup:
         """Build the block for these shapes (``reshape``: keep it, new shapes only)."""
         self._set_shapes(data_shapes, label_shapes)
         if reshape:
+            self.shared_data_arrays = bind_shared_data(self, self)
             return
         shared = shared_group._block.collect_params() if shared_group is not None else None
         dtypes = {d.name: d.dtype for d in self.data_shapes + (self.label_shapes or [])}
@@ -272,6 +275,7 @@ class DataParallelExecutorGroup:
         self._states = {n: [nd.zeros(self._device_shape(self._input_shapes[n], k,
                                                         self._state_axis(n)), ctx=c)
                             for k, c in enumerate(self.contexts)] for n in self.state_names}
+        self.shared_data_arrays = bind_shared_data(self, shared_group)
 
     def _placed_block(self, inputs, dtypes, k: int):
         """The graph of device ``k`` with its nodes placed by group (see ``_PlacedGraph``)."""
@@ -320,6 +324,12 @@ class DataParallelExecutorGroup:
         for name in self.aux_names:
             self._params[name].shape = self._aux_shapes[name]
             self._params[name].dtype = aux_types[name] or np.float32
+        # as MXNet's bind, every parameter has its arrays on every device from now on
+        # (zeros until init_params/set_params copy values in): ``execs[k].arg_dict``
+        for name in self.param_names + self.aux_names:
+            param = self._params[name]
+            if param._data is None and not param._deferred_init:
+                param._load_init(nd.zeros(param.shape, dtype=param.dtype), self.contexts)
 
     def _state_axis(self, name: str) -> int:
         return 0

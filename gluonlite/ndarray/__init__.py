@@ -51,9 +51,11 @@ del _arith
 _sys.modules.setdefault(__name__ + ".gen_random", random)
 _sys.modules.setdefault(__name__ + ".gen_sparse", sparse)
 
+from ._autograd_function import Function as _AutogradFunction  # noqa: E402
+
 # the tape (below this layer) gets the array class, its wrapper and the recorded
 # functions that operators' backward_graph calls as ``F`` (this namespace)
-_autograd.use_arrays(NDArray, NDArray._wrap, _sys.modules[__name__])
+_autograd.use_arrays(NDArray, NDArray._wrap, _sys.modules[__name__], _AutogradFunction)
 
 __all__ = [k for k in globals() if not k.startswith("_")] + ["CachedOp"]
 

@@ -127,7 +127,9 @@ def invoke(op, inputs: list, attrs, out=None, ctx=None, cls=None):
     else:
         outs_nd = [out] if isinstance(out, NDArray) else list(out)
         outputs = _fill_out(op, res, outs_nd, oc.xp, ctx)
-    if rec and op.differentiable:
+    # an operator without MXNet's FGradient is recorded too: backward raises when a
+    # gradient reaches it (autograd.backward), as MXNet does
+    if rec and (op.differentiable or not op.has_fgradient):
         record_op(op, attrs, inputs, datas, outputs, [y._data for y in outputs],
                   oc.is_train, ctx, saved)
     n_vis = op._n_visible_static
@@ -155,7 +157,7 @@ def invoke_unary(op, x, attrs):
     if type(r) is not oc.xp.ndarray or not r.ndim:
         r = _as_array(r, oc.xp)
     y = NDArray(r, ctx)
-    if rec and op.differentiable:
+    if rec and (op.differentiable or not op.has_fgradient):
         record_op(op, attrs, [x], datas, [y], [r], oc.is_train, ctx)
     return y
 

@@ -16,6 +16,8 @@ from .. import autograd as _ag
 from ..backend import array_module, to_numpy
 from ..base import MXNetError, numeric_types
 from ..context import Context, current_context, cpu
+from ..ops.creation import check_output_shape
+from ..util import is_np_shape
 from .invoke import invoke
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "concatenate",
@@ -435,6 +437,8 @@ def _creation(fill, shape, ctx, dtype, value=None, out=None) -> NDArray:
     ctx = _resolve_ctx(ctx)
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
+    if fill != "empty":
+        _check_fill_shape(fill, shape)
     dt = np.dtype(dtype) if dtype is not None else _DEFAULT_DTYPE
     xp = ctx.xp
     prof = _invoke_module.profiler
@@ -448,6 +452,17 @@ def _creation(fill, shape, ctx, dtype, value=None, out=None) -> NDArray:
     if prof is not None and fill != "empty":  # MXNet's _zeros, _ones, _full operators
         prof.operator("_" + fill, t0)
     return NDArray(data, ctx)
+
+
+def _check_fill_shape(fill: str, shape) -> None:
+    """MXNet's legacy shape rules for ``zeros``/``ones``/``full``: outside ``np_shape``
+    ``()`` and 0 dimensions mean "unknown", so ``zeros``/``ones`` refuse both, and
+    ``full`` (``empty`` then ``out[:] = val`` in MXNet) refuses ``()``."""
+    if fill == "full":
+        if not tuple(shape) and not is_np_shape():
+            check_output_shape("_full", shape)
+        return
+    check_output_shape("_" + fill, shape)
 
 
 def _fill(xp, fill, shape, dt, value):
@@ -471,7 +486,7 @@ def empty(shape, ctx: Context | None = None, dtype=None, stype=None) -> NDArray:
 
 def zeros(shape, ctx: Context | None = None, dtype=None, stype=None, **kwargs) -> NDArray:
     """Array of zeros (float32 by default); a sparse one for ``stype`` ``'row_sparse'`` or
-    ``'csr'``."""
+    ``'csr'``.  Outside ``np_shape`` a shape ``()`` or with a 0 raises, as in MXNet."""
     if stype is not None and stype != "default":
         from .sparse import zeros as sparse_zeros
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
@@ -479,7 +494,8 @@ def zeros(shape, ctx: Context | None = None, dtype=None, stype=None, **kwargs) -
 
 
 def ones(shape, ctx: Context | None = None, dtype=None, **kwargs) -> NDArray:
-    """Array of ones (float32 by default)."""
+    """Array of ones (float32 by default).  Outside ``np_shape`` a shape ``()`` or with a
+    0 raises, as in MXNet."""
     return _creation("ones", shape, ctx, dtype, out=kwargs.get("out"))
 
 

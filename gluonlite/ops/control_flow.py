@@ -42,6 +42,7 @@ evaluations are summed.  The condition and the predicate have no gradient.
 from __future__ import annotations
 
 from ..base import MXNetError
+from ..util import is_np_shape
 from .attrs import Attr
 from .registry import OpAttrs, OpDef, register
 
@@ -147,6 +148,22 @@ def _foreach_layout(attrs):
     return n_data, n_state, body_pos
 
 
+def _step_shape(shape) -> tuple:
+    """The shape of one step of data of ``shape``: without the first axis, except that
+    outside ``np_shape`` a 1-D array's steps are ``(1,)`` (MXNet 1.x has no 0-d
+    arrays there: ``()`` would mean an unknown shape)."""
+    if len(shape) == 1 and not is_np_shape():
+        return (1,)
+    return tuple(shape[1:])
+
+
+def _step(x, t: int):
+    """Step ``t`` of data array ``x`` (see :func:`_step_shape`)."""
+    if x.ndim == 1 and not is_np_shape():
+        return x[t:t + 1]
+    return x[t]
+
+
 def _foreach_infer_shape(attrs, in_shapes):
     (body,) = _subgraphs(attrs, "_foreach", 1)
     n_data, n_state, body_pos = _foreach_layout(attrs)
@@ -163,13 +180,16 @@ def _foreach_infer_shape(attrs, in_shapes):
             if shape[0] and length != shape[0]:
                 raise MXNetError(f"_foreach: data arrays of different lengths {length} and "
                                  f"{shape[0]}")
-            shape = tuple(shape[1:])
+            shape = _step_shape(shape)
         sub_in[pos] = shape
     sub_in, sub_out = body.infer_shape(sub_in)
     ins = []
     for i, pos in enumerate(body_pos):
         shape = sub_in[pos]
         if i < n_data:
+            if in_shapes[i] is not None and len(in_shapes[i]) == 1 and not is_np_shape():
+                ins.append(tuple(in_shapes[i]))  # its steps are (1,): see _step_shape
+                continue
             shape = None if shape is None else (length,) + tuple(shape)
             shape = _merge(in_shapes[i], shape)
         elif i < n_data + n_state:
@@ -216,7 +236,7 @@ def _foreach_forward(oc, attrs, inputs, out, keep_state: bool = False):
     steps, saved = [], []
     for t in range(length):
         for x, pos in zip(inputs[:n_data], body_pos[:n_data]):
-            sub_in[pos] = x[t]
+            sub_in[pos] = _step(x, t)
         for s, pos in zip(states, body_pos[n_data:n_data + n_state]):
             sub_in[pos] = s
         res, state = body.run(oc, sub_in, keep_state)
@@ -245,7 +265,7 @@ def _foreach_backward(oc, attrs, inputs, outputs, out_grads, need=None, state=No
         for j in range(n_data):
             g = sub_grads[body_pos[j]]
             if g is not None and data_grads[j] is not None:
-                data_grads[j][t] = g
+                data_grads[j][t] = g.reshape(data_grads[j].shape[1:])
         state_grads = []
         for j in range(n_state):
             g = sub_grads[body_pos[n_data + j]]

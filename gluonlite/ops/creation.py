@@ -32,8 +32,27 @@ def _no_inputs_type(op, attrs, in_dtypes):
     return [], [attrs.dtype if attrs.dtype is not None else _F32]
 
 
-def _check_shape(op: str, shape) -> tuple:
-    """The output shape; unknown (0) dimensions raise, as in MXNet 1.x."""
+def check_output_shape(op: str, shape) -> tuple:
+    """The output shape of creation operator ``op``, checked as MXNet 1.x checks it.
+
+    Parameters
+    ----------
+    op : str
+        The operator's name, for the error message.
+    shape : sequence of int
+        The requested shape.
+
+    Returns
+    -------
+    tuple
+        ``shape`` as a tuple.
+
+    Raises
+    ------
+    MXNetError
+        Outside ``np_shape`` mode, for ``()`` or a 0 dimension (both mean "unknown"
+        there); under it, for a negative dimension.
+    """
     shape = tuple(shape)
     if is_np_shape():  # npx.set_np(): 0 is a zero-size axis, () a 0-d array
         if any(d is None or d < 0 for d in shape):
@@ -52,7 +71,7 @@ def _fill_op(name: str, value_of, dtype_of=lambda attrs: attrs.dtype):
         if out is not None:  # a planned buffer: its shape has the inferred dimensions
             out[0][...] = cast_scalar(value, dt)
             return [out[0]]
-        shape = _check_shape(name, attrs.shape)
+        shape = check_output_shape(name, attrs.shape)
         return [oc.xp.full(shape, cast_scalar(value, dt), dtype=dt)]
 
     def infer(attrs, in_shapes):

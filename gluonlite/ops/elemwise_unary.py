@@ -55,6 +55,22 @@ def _uf(name):
     return into
 
 
+def _exp(xp, x):
+    """``exp``; float32 on the CPU is computed in float64 and rounded once, as MXNet's
+    ``expf`` (correctly rounded): NumPy's SIMD float32 ``exp`` is 1 ulp off for ~40%
+    of inputs (``exp(1)`` gives 2.718282 instead of 2.7182817)."""
+    if xp is np and x.dtype == np.float32:
+        return np.exp(x, dtype=np.float64).astype(np.float32)
+    return xp.exp(x)
+
+
+def _exp_into(xp, x, o):
+    if xp is np and o.dtype == np.float32:
+        np.exp(x, out=o, dtype=np.float64, casting="same_kind")
+    else:
+        xp.exp(x, out=o)
+
+
 def _uf_or_copy(name):
     """``into`` of a float rounding ufunc that leaves integers unchanged."""
     def into(xp, x, o):
@@ -258,8 +274,8 @@ _unary("softsign", lambda xp, x: x / (1 + xp.abs(x)),
        lambda xp, x, y: 1 / xp.square(1 + xp.abs(x)), "y = x / (1 + fabs(x))",
        "1 / ((1 + fabs(x)) * (1 + fabs(x)))", uses=("inputs",),
        graph=lambda F, x, y: 1 / F.square(1 + F.abs(x)), doc="``x / (1 + |x|)``.", into=_softsign_into)
-_unary("exp", lambda xp, x: xp.exp(x), lambda xp, x, y: y, "y = exp(x)", "y",
-       uses=("outputs",), graph=lambda F, x, y: y, doc="Exponential.", into=_uf("exp"))
+_unary("exp", lambda xp, x: _exp(xp, x), lambda xp, x, y: y, "y = exp(x)", "y",
+       uses=("outputs",), graph=lambda F, x, y: y, doc="Exponential.", into=_exp_into)
 _unary("expm1", lambda xp, x: xp.expm1(x), lambda xp, x, y: y + 1, "y = expm1(x)", "y + 1",
        uses=("outputs",), graph=lambda F, x, y: y + 1, doc="``exp(x) - 1``.", into=_uf("expm1"))
 _unary("log", lambda xp, x: xp.log(x), lambda xp, x, y: 1 / x, "y = log(x)", "1 / x",

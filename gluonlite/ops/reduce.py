@@ -7,6 +7,8 @@ shape ``(1,)``; outputs keep the input dtype (an integer ``mean`` truncates);
 ``max``/``min`` send the gradient to every position equal to the result (ties
 included); ``prod``'s gradient is ``y / x`` (NaN where x is 0, as in MXNet);
 ``norm``'s 2-norm gradient is ``x / y`` (NaN at 0, as in MXNet).
+``max``/``min`` of a zero-size input raise (MXNet's "Reduction input's size should
+> 0", in both shape modes).
 ``argmax``/``argmin`` return indices in the input dtype and have no gradient.
 """
 from __future__ import annotations
@@ -79,10 +81,8 @@ def _nansum(xp, x, axes):
 _FWD = {
     "sum": _sum_fwd,
     "mean": _mean_fwd,
-    "max": lambda xp, x, axes: xp.max(x, axis=axes) if x.size else xp.zeros(
-        tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype),
-    "min": lambda xp, x, axes: xp.min(x, axis=axes) if x.size else xp.zeros(
-        tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype),
+    "max": lambda xp, x, axes: xp.max(x, axis=axes),
+    "min": lambda xp, x, axes: xp.min(x, axis=axes),
     "prod": lambda xp, x, axes: xp.prod(x, axis=axes),
     "nansum": _nansum,
     "nanprod": _nanprod,
@@ -112,6 +112,8 @@ def _grad_factor(kind, xp, x, y_keep, axes):
 def _make_reduce(kind):
     def forward(oc, attrs, inputs, out):
         x = inputs[0]
+        if x.size == 0 and kind in ("max", "min"):  # MXNet checks it in every mode
+            fail(kind, "Reduction input's size should > 0", x.shape)
         axes = reduce_axes(kind, attrs.axis, attrs.exclude, x.ndim, x.shape)
         y = _FWD[kind](oc.xp, x, axes)
         return [put(out, 0, _as_out(y, reduced_shape(x.shape, axes, attrs.keepdims), x.dtype))]
@@ -254,7 +256,7 @@ def _make_arg(kind):
         xp = oc.xp
         x = inputs[0]
         axis = _arg_axis(kind, attrs, x.shape)
-        if x.size == 0:
+        if x.size == 0 and (axis is None or x.shape[axis] == 0):
             fail(kind, "cannot reduce an empty array", x.shape)
         fn = xp.argmax if kind == "argmax" else xp.argmin
         y = fn(x.reshape(-1)) if axis is None else fn(x, axis=axis)

@@ -26,7 +26,7 @@ def _bind_sample(name, sample, which, req="write"):
     args = [a for i, a in enumerate(arrays) if i not in aux]
     arg_pos = [i for i in range(len(arrays)) if i not in aux]
     auxs = [a for i, a in enumerate(arrays) if i in aux]
-    grads = [mx.nd.zeros(a.shape, dtype=a.dtype) if i in which else None
+    grads = [mx.nd.array(np.zeros(a.shape, a.dtype), dtype=a.dtype) if i in which else None
              for i, a in zip(arg_pos, args)]
     reqs = [req if i in which else "null" for i in arg_pos]
     exe = sym.bind(mx.cpu(), args, grads, reqs, auxs)

@@ -171,7 +171,7 @@ class TokenEmbedding(Vocabulary):
         else:
             indices = [get(t, C.UNKNOWN_IDX) for t in toks]
         if not indices:
-            return nd.zeros((0, self._idx_to_vec.shape[1]), ctx=self._idx_to_vec.context)
+            return nd.empty((0, self._idx_to_vec.shape[1]), ctx=self._idx_to_vec.context)
         vecs = nd.Embedding(nd.array(indices, ctx=self._idx_to_vec.context), self._idx_to_vec,
                             input_dim=self._idx_to_vec.shape[0],
                             output_dim=self._idx_to_vec.shape[1])
