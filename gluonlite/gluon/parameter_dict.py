@@ -270,6 +270,8 @@ class ParameterDict:
                         f"does not start with '{restore_prefix}'. {_NAMING_HELP}")
         from .. import ndarray
         loaded = ndarray.load(filename)
+        if isinstance(loaded, list) and not loaded:
+            loaded = {}  # a file of nothing (nd.save of an empty dict) holds no parameters
         if not isinstance(loaded, dict):
             raise _TypeError(f"ParameterDict.load: file {filename} holds a list of arrays "
                              f"without names; it needs a dict of name to array (nd.save of "

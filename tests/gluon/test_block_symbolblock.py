@@ -266,3 +266,15 @@ def test_np_shape_scope_at_top_level():
         dense.initialize()
         assert dense(mx.nd.zeros((2, 2016))).shape == (2, 16)
     assert not mx.is_np_shape()
+
+
+def test_imports_a_parameterless_graph_from_an_empty_params_file(tmp_path):
+    """MXNet's nd.save of an empty dict loads back as an empty list; a graph without
+    parameters imports from it (MXNet's test_subgraph quantizes such graphs)."""
+    sym = mx.sym.relu(mx.sym.var("data"))
+    sym.save(str(tmp_path / "net-symbol.json"))
+    mx.nd.save(str(tmp_path / "net-0000.params"), {})
+    net = mx.gluon.SymbolBlock.imports(str(tmp_path / "net-symbol.json"), ["data"],
+                                       str(tmp_path / "net-0000.params"))
+    out = net(mx.nd.array([[-1.0, 2.0]]))
+    assert out.asnumpy().tolist() == [[0.0, 2.0]]
