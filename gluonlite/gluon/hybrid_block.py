@@ -180,6 +180,8 @@ class HybridBlock(Block):
         data_vars, out = self._get_graph(*args)
         data_names = {v.name: i for i, v in enumerate(data_vars)}
         params = self.collect_params()
+        if self._backend:
+            out = self._partition(data_vars, out, params, args)
         op = CachedOp(out, self._flags)
         input_names = op.list_inputs()
         expected = set(input_names)
@@ -212,6 +214,42 @@ class HybridBlock(Block):
         if self._callback is not None:
             op.set_monitor_callback(_op_hook(self._callback, out), self._monitor_all)
         self._cached_op = op
+
+    def _partition(self, data_vars, out, params, args):
+        """The traced graph partitioned for ``self._backend`` (MXNet 1.9's ``_build_cache``:
+        parameters initialized first, shapes and dtypes from the arrays); it becomes the
+        cached graph, which ``export`` writes."""
+        flat = [a for a in _flatten(args, "input")[0] if a is not None]
+        names = set(out.list_inputs())
+        try:
+            for name in names:
+                if name in params._params:
+                    params[name].data()
+        except DeferredInitializationError:
+            self._deferred_infer_shape(*args)
+            for name in names:
+                if name in params._params:
+                    params[name]._finish_deferred_init()
+        nd, data = _nd_mod(), {v.name: i for i, v in enumerate(data_vars)}
+        ctxs = {a.context for a in flat if isinstance(a, nd.NDArray)}
+        ctx = ctxs.pop() if ctxs else None
+        shapes, dicts = {}, ({}, {})
+        for kind, listed in enumerate((out.list_arguments(), out.list_auxiliary_states())):
+            for name in listed:
+                if name in data and data[name] < len(flat):
+                    value = flat[data[name]]
+                    if isinstance(value, nd.NDArray):
+                        dicts[kind][name] = value
+                    elif "__shape__" in value.list_attr():
+                        shape = value.list_attr()["__shape__"]
+                        shapes[name] = tuple(int(d) for d in shape.strip("()").split(",")
+                                             if d.strip())
+                elif name in params._params:
+                    dicts[kind][name] = params[name].data()
+        out = out.optimize_for(self._backend, dicts[0], dicts[1], ctx, shapes,
+                               **self._backend_opts)
+        self._cached_graph = data_vars, out
+        return out
 
     def _deferred_infer_shape(self, *args) -> None:
         try:
@@ -262,15 +300,20 @@ class HybridBlock(Block):
         clear : bool
             Drop the traced graph so the next call traces again (default).
         backend : str, optional
-            Subgraph backend; not supported (must be ``None``).
+            Subgraph backend (``'MKLDNN'``: MXNet's fused oneDNN nodes; see
+            :meth:`optimize_for`); the graph is partitioned when it is compiled (first call).
+            Children are hybridized without it, as in MXNet.
         inline_limit : int
             While autograd records, a graph of at most this many operators (without
             ``static_alloc``) is recorded operator by operator (``autograd.get_symbol``
             shows them) rather than as one ``_CachedOp`` call.
         """
         if backend is not None:
-            raise MXNetError(f"hybridize: subgraph backend '{backend}' is not supported by "
-                             f"gluonlite")
+            _check_backend(backend, "hybridize")
+        if kwargs and backend is not None:  # MXNet 1.9: the backend's options
+            self._backend_opts = kwargs
+            kwargs = {}
+        self._backend = backend
         self._active = active
         flags = [("static_alloc", static_alloc), ("static_shape", static_shape),
                  ("inline_limit", inline_limit)]
@@ -287,18 +330,48 @@ class HybridBlock(Block):
                           f'hook/pre-hook. If "{self}" is a child of HybridBlock, the hooks '
                           f'will not take effect.')
         for child in self._children.values():
-            child.hybridize(active, backend=backend, clear=clear, static_alloc=static_alloc,
+            child.hybridize(active, clear=clear, static_alloc=static_alloc,
                             static_shape=static_shape, inline_limit=inline_limit,
                             forward_bulk_size=forward_bulk_size,
                             backward_bulk_size=backward_bulk_size, **kwargs)
 
-    def optimize_for(self, x, *args, backend=None, clear: bool = False, **kwargs):
-        """Partition the graph for a subgraph ``backend`` (MXNet 1.9); gluonlite has no
-        subgraph backends, so this only reports that."""
-        if backend is None:
+    def optimize_for(self, x, *args, backend=None, clear: bool = False,
+                     static_alloc: bool = False, static_shape: bool = False,
+                     inline_limit: int = 2, forward_bulk_size=None, backward_bulk_size=None,
+                     **kwargs) -> None:
+        """Partition this block's graph for a subgraph ``backend`` now, without running it
+        (MXNet 1.9): afterwards the block runs and ``export`` writes the partitioned graph.
+
+        Parameters
+        ----------
+        x, *args : NDArray
+            Inputs, which give the shapes and dtypes (parameters are initialized).
+        backend : str
+            ``'MKLDNN'`` (MXNet's fused oneDNN nodes: ``_sg_mkldnn_conv``, ...) or
+            ``'MKLDNN_QUANTIZE'``; other backends raise ``MXNetError``.
+        clear, static_alloc, static_shape, inline_limit, forward_bulk_size, backward_bulk_size
+            As for :meth:`hybridize`.
+        **kwargs
+            Backend options.
+        """
+        if kwargs:
+            self._backend_opts = kwargs
+        if not backend:
             raise _ValueError('Must specify "backend" to optimize_for')
-        raise MXNetError(f"optimize_for: subgraph backend '{backend}' is not supported by "
-                         f"gluonlite; use hybridize() (every graph runs on the CachedOp)")
+        self.hybridize(True, backend, clear, static_alloc, static_shape, inline_limit,
+                       forward_bulk_size, backward_bulk_size)
+        nd, sym = _nd_mod(), _sym_mod()
+        items = list(_flat_any([x, *args]))
+        if not any(isinstance(a, (nd.NDArray, sym.Symbol)) for a in items):
+            raise _ValueError("In HybridBlock, there must be one NDArray or one Symbol in the "
+                              "input. Please check the type of the args.\n")
+        ctxs = {a.context for a in items if isinstance(a, nd.NDArray)}
+        if len(ctxs) > 1:
+            raise _ValueError(f"Found multiple contexts in the input, After hybridized, the "
+                              f"HybridBlock only supports one input context. You can print "
+                              f"the ele.ctx in the input arguments to inspect their contexts. "
+                              f"Find all contexts = {ctxs}")
+        self._build_cache(x, *args)
 
     def cast(self, dtype) -> None:
         """Cast parameters to ``dtype`` (the cached graph is rebuilt)."""
@@ -453,6 +526,14 @@ def _op_hook(callback, graph):
         if node:  # graph inputs (monitor_all) are not operator inputs: MXNet skips them
             callback(name, ops[node], arr)
     return monitor
+
+
+def _check_backend(backend, where: str) -> None:
+    """``MXNetError`` for a subgraph backend gluonlite does not have."""
+    from ..symbol.onednn_backend import BACKENDS
+    if backend not in BACKENDS:
+        raise MXNetError(f"{where}: subgraph backend '{backend}' is not available in "
+                         f"gluonlite (it has {', '.join(BACKENDS)})")
 
 
 def _flat_any(value):

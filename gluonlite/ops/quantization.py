@@ -27,18 +27,40 @@ class QuantizedForm:
         ``'concat'``: a variable number of inputs; ``'plain'``: int8 in, int8 out;
         ``'asym'``: the data input (input 0) quantized asymmetrically to uint8
         (``quantize_asym``, its scale and shift appended as the last two inputs), the
-        other inputs float, float32 outputs (``RNN``).
-    node_attrs : dict
-        Attributes (MXNet's strings) the rewrite adds to the quantized node.
+        other inputs float, float32 outputs (``RNN``); ``'fused'``: one of MXNet's
+        oneDNN nodes (``_sg_mkldnn_*``) quantized in place (``quantized=true``), each
+        input as ``input_roles`` says, a ``requantize`` after it.
+    node_attrs : dict or callable
+        Attributes (MXNet's strings) the rewrite adds to the quantized node, or
+        ``f(attrs, granularity) -> dict``.
+    input_roles : callable, optional
+        For ``'fused'``: ``f(input names, granularity) -> list`` of ``'quantize'`` (an
+        int8/uint8 form, its ``min``/``max`` appended), ``'offline'`` (an int8
+        ``<param>_quantize`` parameter with ``_min``/``_max``, appended likewise) or
+        ``'float'`` per input.
     """
 
-    __slots__ = ("quantized", "role", "_accepts", "node_attrs")
+    __slots__ = ("quantized", "role", "_accepts", "node_attrs", "input_roles")
 
-    def __init__(self, quantized: str, role: str, accepts=None, node_attrs=None):
+    def __init__(self, quantized: str, role: str, accepts=None, node_attrs=None,
+                 input_roles=None):
         self.quantized = quantized
         self.role = role
         self._accepts = accepts
-        self.node_attrs = dict(node_attrs or {})
+        self.node_attrs = node_attrs if callable(node_attrs) else dict(node_attrs or {})
+        self.input_roles = input_roles
+
+    @property
+    def must(self) -> bool:
+        """MXNet's ``FQuantizable`` ``kMust``: the layers and the LSTM (quantized in
+        ``smart`` mode wherever they are); the others are ``kSupport``."""
+        return self.role in ("layer", "fused", "asym")
+
+    def attrs_for(self, attrs, granularity: str) -> dict:
+        """The attributes the rewrite adds to the quantized node."""
+        if callable(self.node_attrs):
+            return self.node_attrs(attrs, granularity)
+        return dict(self.node_attrs)
 
     def accepts(self, attrs) -> bool:
         """Whether the quantized operator supports these attributes."""
@@ -67,6 +89,86 @@ _FORMS = {
         and not a.use_sequence_length,
         node_attrs={"quantized": "true"}),
 }
+
+def _conv_roles(names, granularity):
+    """MXNet's ``SgMKLDNNAvoidConvQuantizeInput``: weights, bias and BatchNorm stay float
+    (the node quantizes them when it runs); the data and the residual are quantized."""
+    return ["quantize" if n in ("data", "sum") else "float" for n in names]
+
+
+def _fc_roles(names, granularity):
+    """Weights and bias int8 offline, or float for channel-wise quantization."""
+    param = "float" if granularity == "channel-wise" else "offline"
+    return ["quantize" if n == "data" else param for n in names]
+
+
+def _all_quantized(names, granularity):
+    return ["quantize"] * len(names)
+
+
+def _fc_attrs(attrs, granularity):
+    extra = {"quantized": "True"}
+    if granularity == "channel-wise":
+        extra["channel_wise_quantize"] = "True"
+    return extra
+
+
+def _att_attrs(attrs, granularity):
+    return {"quantized": "True", "heads": str(attrs.heads)}
+
+
+def _not_quantized(attrs) -> bool:
+    return not attrs.quantized
+
+
+_FORMS.update({
+    "_sg_mkldnn_conv": QuantizedForm("_sg_mkldnn_conv", "fused", _not_quantized,
+                                     {"quantized": "true"}, _conv_roles),
+    "_sg_mkldnn_fully_connected": QuantizedForm("_sg_mkldnn_fully_connected", "fused",
+                                                _not_quantized, _fc_attrs, _fc_roles),
+    "_sg_mkldnn_selfatt_qk": QuantizedForm("_sg_mkldnn_selfatt_qk", "fused", _not_quantized,
+                                           _att_attrs, _all_quantized),
+    "_sg_mkldnn_selfatt_valatt": QuantizedForm("_sg_mkldnn_selfatt_valatt", "fused",
+                                               _not_quantized, _att_attrs, _all_quantized),
+})
+
+# MXNet's post-quantization passes (``MKLDNN_QUANTIZE``): which quantized nodes take in
+# the calibrated ``requantize`` after them ("calib"), and which also a ``dequantize``
+# after that, becoming float32 outputs ("calib_or_float")
+_ABSORBS_REQUANTIZE = {
+    "_sg_mkldnn_conv": "calib", "_contrib_quantized_elemwise_add": "calib",
+    "_sg_mkldnn_fully_connected": "calib_or_float", "_sg_mkldnn_selfatt_qk": "calib_or_float",
+    "_sg_mkldnn_selfatt_valatt": "calib_or_float",
+    "_contrib_quantized_elemwise_mul": "calib_or_float",
+}
+
+
+def absorbs_requantize(op: OpDef, attrs) -> str | None:
+    """``'calib'``, ``'calib_or_float'`` or None (see ``_ABSORBS_REQUANTIZE``); fused
+    oneDNN nodes only when quantized."""
+    kind = _ABSORBS_REQUANTIZE.get(op.name)
+    if kind is None or (op.name.startswith("_sg_") and not attrs.quantized):
+        return None
+    return kind
+
+
+def is_requantize(op: OpDef) -> bool:
+    return op.name == REQUANTIZE
+
+
+def is_dequantize(op: OpDef) -> bool:
+    return op.name == DEQUANTIZE
+
+
+def scale_alignment(op: OpDef) -> str | None:
+    """MXNet's scale alignment around quantized concats: ``'head'`` for the concat it
+    starts from, ``'through'`` for the nodes it looks through (concat, pooling)."""
+    if op.name == "_contrib_quantized_concat":
+        return "head"
+    if op.name == "_contrib_quantized_pooling":
+        return "through"
+    return None
+
 
 # the operators the rewrite inserts
 QUANTIZE = "_contrib_quantize_v2"

@@ -374,6 +374,23 @@ class Symbol:
             ctx = current_context()
         return self.bind(ctx, kwargs).forward()
 
+    def get_backend_symbol(self, backend: str) -> "Symbol":
+        """This graph partitioned for a subgraph ``backend`` (``'MKLDNN'``: MXNet's fused
+        oneDNN nodes; ``'MKLDNN_QUANTIZE'``); ``MXNetError`` for other backends."""
+        from .onednn_backend import get_backend_symbol
+        return get_backend_symbol(self, backend)
+
+    def optimize_for(self, backend: str, args=None, aux=None, ctx=None, shape_dict=None,
+                     type_dict=None, stype_dict=None, skip_infer: bool = False,
+                     **kwargs) -> "Symbol":
+        """A new symbol partitioned for ``backend`` (MXNet 1.9); with ``args``/``aux``
+        (dicts of NDArrays, or ``shape_dict``/``type_dict`` for missing arguments) shapes
+        and dtypes are inferred first and the backend fuses only what it supports.
+        Arguments the partition removes are popped from ``args``/``aux``."""
+        from .onednn_backend import optimize_for
+        return optimize_for(self, backend, args, aux, ctx, shape_dict, type_dict,
+                            stype_dict, skip_infer, **kwargs)
+
     def gradient(self, wrt):
         """Not supported (as in MXNet 1.x)."""
         raise NotImplementedForSymbol(self.gradient, None)
