@@ -15,7 +15,14 @@ int8 parameters ``<param>_quantize`` with ``_min``/``_max``.  Calibration
 (:func:`calib_graph`) runs the float32 graph on sample data, collects the inputs of
 the ``quantize_v2`` nodes (min/max, or histograms for the KL-divergence ``entropy``
 mode) and writes ``min_calib_range``/``max_calib_range`` into those nodes, as MXNet
-1.9.1's non-fused CPU flow does.
+1.9.1's non-fused flow (:func:`quantize_model`) does.
+
+On the CPU, :func:`quantize_model_mkldnn` and :func:`quantize_net_v2` run MXNet's oneDNN
+flow instead: the graph is first fused for oneDNN (``_sg_mkldnn_*`` nodes, quantized in
+place and calibrated on the fused float graph) and fused again after calibration
+(:mod:`gluonlite.contrib.quantization_onednn`), giving MXNet's INT8 graph and numbers.
+The calibration collectors and thresholds are in
+:mod:`gluonlite.contrib.quantization_calib`.
 """
 from __future__ import annotations
 
@@ -33,6 +40,11 @@ from ..ops.listed_outputs import output_suffix
 from ..ops.registry import OpAttrs, get_op
 from ..ops.quantization import (DEQUANTIZE, QUANTIZE, QUANTIZE_ASYM, REQUANTIZE,
                                 calibration_keys, named_in, quantized_form)
+from .quantization_calib import (CalibrationCollector, _get_optimal_threshold,  # noqa: F401
+                                 _get_optimal_thresholds, _LayerHistogramCollector,
+                                 _LayerOutputMinMaxCollector, _smooth_distribution,
+                                 combine_histogram)
+from .quantization_onednn import inner_names, rewrite_fused
 
 __all__ = ["quantize_model", "quantize_model_mkldnn", "quantize_graph", "calib_graph",
            "quantize_net", "quantize_net_v2", "combine_histogram", "CalibrationCollector"]
@@ -45,7 +57,9 @@ def _entry_name(entry) -> str:
 class _Rewriter:
     """One pass over a float32 graph building its quantized counterpart."""
 
-    def __init__(self, excluded_names, excluded_ops, quantized_dtype, quantize_mode):
+    def __init__(self, excluded_names, excluded_ops, quantized_dtype, quantize_mode,
+                 granularity: str = "tensor-wise"):
+        self.granularity = granularity
         self.excluded_names = set(excluded_names or ())
         self.excluded_ops = set(excluded_ops or ())
         self.dtype = quantized_dtype
@@ -107,16 +121,49 @@ class _Rewriter:
         self.calib_layers.append(name)
         return (qn, 0), (qn, 1), (qn, 2)
 
-    def wants(self, node: Node):
-        """The node's quantized form when this pass quantizes it, else None."""
+    def _form(self, node: Node):
+        """The node's quantized form unless it stays float (excluded, or no form)."""
         if node.op is None or node.name in self.excluded_names \
                 or named_in(node.op, self.excluded_ops):
             return None
         form = quantized_form(node.op, node.attrs)
+        if form is not None and form.role == "fused" and inner_names(node) & self.excluded_names:
+            return None  # a layer inside the fused node is excluded
+        return form
+
+    def mark_smart(self, order: list) -> None:
+        """MXNet's ``smart`` mode: layers (``Convolution``, ``FullyConnected``, the LSTM,
+        the fused oneDNN nodes) are always quantized; any other quantizable node only when it
+        lies between two of them through quantizable nodes, i.e. a layer is reached both
+        by following its inputs and by following its outputs."""
+        self.smart = set()
+        if self.mode != "smart":
+            return
+        forms = {id(n): self._form(n) for n in order}
+        must = [n for n in order if forms[id(n)] is not None and forms[id(n)].must]
+        support = {id(n) for n in order if forms[id(n)] is not None and not forms[id(n)].must}
+        users: dict = {}
+        for n in order:
+            for src, _ in n.inputs:
+                users.setdefault(id(src), []).append(n)
+
+        def reach(step) -> set:
+            seen, queue = set(), list(must)
+            while queue:
+                for nxt in step(queue.pop()):
+                    if id(nxt) in support and id(nxt) not in seen:
+                        seen.add(id(nxt))
+                        queue.append(nxt)
+            return seen
+        self.smart = reach(lambda n: [s for s, _ in n.inputs]) & \
+            reach(lambda n: users.get(id(n), []))
+
+    def wants(self, node: Node):
+        """The node's quantized form when this pass quantizes it, else None."""
+        form = self._form(node)
         if form is None:
             return None
-        if self.mode == "full" or form.role in ("layer", "asym") or \
-                any((id(n), i) in self.qmap for n, i in node.inputs):
+        if self.mode == "full" or form.must or id(node) in self.smart:
             return form
         return None
 
@@ -129,10 +176,14 @@ class _Rewriter:
             self.new[id(node)] = Node(node.op, node.name, node.attrs,
                                       [self.float_entry(e) for e in node.inputs], node.extra)
             return
+        if form.role == "fused":
+            rewrite_fused(self, node, form, self.granularity)
+            return
         given = dict(node.attrs._given)
-        if form.node_attrs:
-            parsed = get_op(form.quantized).parse_attrs(dict(given, **form.node_attrs))
-            given = OpAttrs(parsed.as_dict(), dict(parsed._given, **form.node_attrs))
+        extra = form.attrs_for(node.attrs, self.granularity)
+        if extra:
+            parsed = get_op(form.quantized).parse_attrs(dict(given, **extra))
+            given = OpAttrs(parsed.as_dict(), dict(parsed._given, **extra))
         if form.role == "asym":  # float outputs: consumers read the new node directly
             data = self.asym_entry(node.inputs[0])
             rest = [self.float_entry(e) for e in node.inputs[1:]]
@@ -183,8 +234,11 @@ def _quantize_symbol(sym: Symbol, ctx=None, excluded_symbols=None, excluded_oper
                          "'int8', 'uint8' or 'auto'")
     if quantize_granularity not in ("tensor-wise", "channel-wise"):
         raise ValueError(f"unknown quantize_granularity {quantize_granularity!r}")
-    rw = _Rewriter(excluded_symbols, excluded_operators, quantized_dtype, quantize_mode)
-    for node in topo_order(sym._heads):
+    rw = _Rewriter(excluded_symbols, excluded_operators, quantized_dtype, quantize_mode,
+                   quantize_granularity)
+    order = topo_order(sym._heads)
+    rw.mark_smart(order)
+    for node in order:
         rw.rewrite(node)
     heads = [rw.float_entry(h) for h in sym._heads]
     return Symbol(heads), rw.calib_layers
@@ -233,156 +287,6 @@ def _quantize_params(qsym: Symbol, params: dict, th_dict: dict) -> dict:
         elif name.endswith("_max") and name[:-4] in th_dict:
             out[name] = ndarray.array([th_dict[name[:-4]][1]])
     return out
-
-
-# -- statistics ----------------------------------------------------------------------------------
-class CalibrationCollector:
-    """Base of the calibration collectors: ``collect(name, arr)`` is called with the
-    float32 value of each entry to calibrate; ``post_collect()`` returns the
-    ``{name: (min, max)}`` thresholds."""
-
-    def __init__(self):
-        self.include_layers = None
-
-    def collect(self, name: str, op_name: str | None, arr) -> None:
-        raise NotImplementedError
-
-    def post_collect(self) -> dict:
-        raise NotImplementedError
-
-
-def combine_histogram(old_hist: tuple, arr: np.ndarray, new_min: float, new_max: float,
-                      new_th: float) -> tuple:
-    """Add ``arr`` to a ``(hist, edges, min, max, th)`` histogram, widening it by whole
-    bins on both sides when ``new_th`` exceeds its threshold."""
-    hist, edges, old_min, old_max, old_th = old_hist
-    if new_th <= old_th:
-        more, _ = np.histogram(arr, bins=len(hist), range=(-old_th, old_th))
-        return hist + more, edges, min(old_min, new_min), max(old_max, new_max), old_th
-    step = 2 * old_th / len(hist)
-    grow = int((new_th - old_th) // step + 1)
-    bins = len(hist) + 2 * grow
-    th = grow * step + old_th
-    new_hist, new_edges = np.histogram(arr, bins=bins, range=(-th, th))
-    new_hist[grow:bins - grow] += hist
-    return new_hist, new_edges, min(old_min, new_min), max(old_max, new_max), th
-
-
-def _as_numpy(arr) -> np.ndarray:
-    return arr.asnumpy() if hasattr(arr, "asnumpy") else np.asarray(arr)
-
-
-def _included_range(include_layer, name: str, arr):
-    """``(host array, min, max)`` of an entry a collector includes, else None."""
-    if include_layer is not None and name not in include_layer:
-        return None
-    arr = _as_numpy(arr)
-    return arr, float(arr.min()), float(arr.max())
-
-
-class _LayerHistogramCollector(CalibrationCollector):
-    """Histograms (``num_bins`` symmetric bins) of each included entry, for ``entropy``."""
-
-    def __init__(self, num_bins: int = 8001, include_layer=None, logger=None):
-        super().__init__()
-        self.hist_dict = {}
-        self.num_bins = num_bins
-        self.include_layer = include_layer
-        self.logger = logger
-
-    def collect(self, name, arr, *_):
-        seen = _included_range(self.include_layer, name, arr)
-        if seen is None:
-            return
-        arr, lo, hi = seen
-        th = max(abs(lo), abs(hi))
-        if name in self.hist_dict:
-            self.hist_dict[name] = combine_histogram(self.hist_dict[name], arr, lo, hi, th)
-        else:
-            hist, edges = np.histogram(arr, bins=self.num_bins, range=(-th, th))
-            self.hist_dict[name] = (hist, edges, lo, hi, th)
-
-    def post_collect(self) -> dict:
-        return _get_optimal_thresholds(self.hist_dict, "int8", logger=self.logger)
-
-
-class _LayerOutputMinMaxCollector(CalibrationCollector):
-    """Running min and max of each included entry, for ``naive`` calibration."""
-
-    def __init__(self, quantized_dtype: str = "int8", include_layer=None, logger=None):
-        super().__init__()
-        self.min_max_dict = {}
-        self.quantized_dtype = quantized_dtype
-        self.include_layer = include_layer
-        self.logger = logger
-
-    def collect(self, name, arr, *_):
-        seen = _included_range(self.include_layer, name, arr)
-        if seen is None:
-            return
-        _, lo, hi = seen
-        if name in self.min_max_dict:
-            old = self.min_max_dict[name]
-            lo, hi = min(old[0], lo), max(old[1], hi)
-        self.min_max_dict[name] = (lo, hi)
-        if self.logger:
-            self.logger.debug("Collecting layer %s min_range=%f, max_range=%f", name, lo, hi)
-
-    def post_collect(self) -> dict:
-        return self.min_max_dict
-
-
-_LayerOutputCollector = _LayerOutputMinMaxCollector  # MXNet 2.0's name
-
-
-def _smooth_distribution(p: np.ndarray, eps: float = 0.0001) -> np.ndarray:
-    """Replace zeros of a histogram by ``eps``, taking the mass off the non-zero bins."""
-    zeros = p == 0
-    n_zeros = int(zeros.sum())
-    n_nonzeros = p.size - n_zeros
-    if not n_nonzeros:
-        raise ValueError("The discrete probability distribution is malformed. All entries "
-                         "are 0.")
-    eps1 = eps * n_zeros / n_nonzeros
-    hist = p.astype(np.float32)
-    hist += np.where(zeros, np.float32(eps), np.float32(-eps1)).astype(np.float32)
-    return hist
-
-
-def _get_optimal_threshold(hist_data: tuple, quantized_dtype: str,
-                           num_quantized_bins: int = 255) -> tuple:
-    """The KL-divergence threshold of one histogram ``(hist, edges, min, max, th)``.
-
-    Returns ``(min_val, max_val, threshold, divergence)`` (the last two as ``(1,)``
-    float32 arrays, as MXNet returns them); non-negative data quantized to uint8 or
-    ``auto`` uses ``2 * num_quantized_bins + 1`` bins.
-    """
-    hist, edges, min_val, max_val, _ = hist_data
-    if len(hist) % 2 != 1:
-        raise ValueError("the histogram needs an odd number of bins")
-    if min_val >= 0 and quantized_dtype in ("auto", "uint8"):
-        num_quantized_bins = num_quantized_bins * 2 + 1
-    th, div = ndarray.contrib.calibrate_entropy(
-        ndarray.array(np.asarray(hist, dtype=np.float32)),
-        ndarray.array(np.asarray(edges, dtype=np.float32)),
-        num_quantized_bins=num_quantized_bins)
-    return min_val, max_val, th.asnumpy(), div.asnumpy()
-
-
-def _get_optimal_thresholds(hist_dict: dict, quantized_dtype: str,
-                            num_quantized_bins: int = 255, logger=None) -> dict:
-    """``{name: (min, max)}`` from the histograms of ``hist_dict`` (emptied on the way)."""
-    th_dict = {}
-    for name in list(hist_dict):
-        min_val, max_val, th, div = _get_optimal_threshold(hist_dict.pop(name),
-                                                           quantized_dtype, num_quantized_bins)
-        th = float(th.reshape(-1)[0])
-        th_dict[name] = (0, th) if min_val >= 0 and quantized_dtype in ("auto", "uint8") \
-            else (-th, th)
-        if logger:
-            logger.debug("layer=%s, min_val=%f, max_val=%f, th=%f, divergence=%f",
-                         name, min_val, max_val, th, float(div.reshape(-1)[0]))
-    return th_dict
 
 
 # -- running the float graph on calibration data -------------------------------------------------
@@ -447,7 +351,7 @@ def quantize_graph(sym: Symbol, arg_params: dict, aux_params: dict, ctx=cpu(),
         ``custom``) whose ``include_layer`` names the entries to calibrate; fill it with
         the float graph's values and pass it to :func:`calib_graph`.
     """
-    if calib_mode not in ("none", "naive", "entropy", "custom"):
+    if calib_mode not in ("none", "naive", "entropy", "customize"):
         raise ValueError(f"unknown calibration mode {calib_mode!r}")
     qsym, calib_layer = _quantize_symbol(
         sym, ctx, excluded_symbols=excluded_sym_names, excluded_operators=excluded_op_names,
@@ -458,9 +362,9 @@ def quantize_graph(sym: Symbol, arg_params: dict, aux_params: dict, ctx=cpu(),
         collector = _LayerOutputMinMaxCollector(quantized_dtype, set(calib_layer), logger)
     elif calib_mode == "entropy":
         collector = _LayerHistogramCollector(include_layer=set(calib_layer), logger=logger)
-    elif calib_mode == "custom":
+    elif calib_mode == "customize":
         if LayerOutputCollector is None:
-            raise ValueError("calib_mode='custom' needs a LayerOutputCollector")
+            raise ValueError("calib_mode='customize' needs a LayerOutputCollector")
         collector = LayerOutputCollector
         collector.include_layer = set(calib_layer)
     qarg_params = _quantize_params(qsym, arg_params, {})
@@ -476,10 +380,10 @@ def calib_graph(qsym: Symbol, arg_params: dict, aux_params: dict, collector,
         th_dict = _get_optimal_thresholds(collector.hist_dict, quantized_dtype, logger=logger)
     elif calib_mode == "naive":
         th_dict = collector.min_max_dict
-    elif calib_mode == "custom":
+    elif calib_mode == "customize":
         th_dict = collector.post_collect()
     else:
-        raise ValueError(f"calib_graph needs calib_mode 'naive', 'entropy' or 'custom', not "
+        raise ValueError(f"calib_graph needs calib_mode 'naive', 'entropy' or 'customize', not "
                          f"{calib_mode!r}")
     qsym = _calibrate_quantized_sym(qsym, th_dict)
     return qsym, _quantize_params(qsym, arg_params, th_dict), aux_params
@@ -521,12 +425,18 @@ def quantize_model_mkldnn(sym: Symbol, arg_params: dict, aux_params: dict,
                           num_calib_examples: int | None = None,
                           quantized_dtype: str = "int8", quantize_mode: str = "smart",
                           quantize_granularity: str = "tensor-wise", logger=None) -> tuple:
-    """MXNet's oneDNN entry point; here the same graph rewrite as :func:`quantize_model`
-    (no fused oneDNN subgraphs)."""
-    return quantize_model(sym, arg_params, aux_params, data_names, label_names, ctx,
-                          excluded_sym_names, excluded_op_names, calib_mode, calib_data,
-                          num_calib_examples, quantized_dtype, quantize_mode,
-                          quantize_granularity, logger)
+    """MXNet's CPU INT8 flow (:mod:`gluonlite.contrib.quantization_onednn`): the graph
+    fused for oneDNN, quantized and calibrated on the fused float graph, then fused
+    again; MXNet's graph and numbers.  CPU contexts only, as in MXNet."""
+    if getattr(ctx, "device_type", None) != "cpu":
+        raise ValueError("quantize_model_mkldnn only support Intel cpu platform with "
+                         "MKL-DNN Backend")
+    sym = sym.get_backend_symbol("MKLDNN_QUANTIZE")
+    qsym, qarg, aux = quantize_model(sym, arg_params, aux_params, data_names, label_names,
+                                     ctx, excluded_sym_names, excluded_op_names, calib_mode,
+                                     calib_data, num_calib_examples, quantized_dtype,
+                                     quantize_mode, quantize_granularity, logger)
+    return qsym.get_backend_symbol("MKLDNN_QUANTIZE"), qarg, aux
 
 
 def quantize_net_v2(network, quantized_dtype: str = "auto", quantize_mode: str = "full",
@@ -562,6 +472,9 @@ def quantize_net_v2(network, quantized_dtype: str = "auto", quantize_mode: str =
     for node in topo_order(sym._heads):
         if node.op is not None and any(m in node.name for m in (exclude_layers_match or ())):
             excluded.append(node.name)
+    onednn = getattr(ctx, "device_type", None) == "cpu"
+    if onednn:  # MXNet's CPU flow: fuse for oneDNN first (and again after calibration)
+        sym = sym.get_backend_symbol("MKLDNN_QUANTIZE")
     qsym, qarg, aux, collector = quantize_graph(
         sym, arg_params, aux_params, ctx, excluded, exclude_operators, calib_mode,
         quantized_dtype, quantize_mode, quantize_granularity, LayerOutputCollector, logger)
@@ -571,13 +484,14 @@ def quantize_net_v2(network, quantized_dtype: str = "auto", quantize_mode: str =
                                   num_calib_examples, logger)
         qsym, qarg, aux = calib_graph(qsym, arg_params, aux_params, collector, calib_mode,
                                       quantized_dtype, logger)
+    if onednn:
+        qsym = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
     net = SymbolBlock(qsym, [sym_api.var(n) for n in names])
     values = dict(qarg, **aux)
     for name, param in net.collect_params().items():
         key = name if name in values else getattr(param, "name", name)
-        if key in values:
-            param._load_init(values[key], ctx) if hasattr(param, "_load_init") else \
-                param.set_data(values[key])
+        if key in values:  # the saved dtype wins (int8 weights), as MXNet loads them
+            param._load_init(values[key], ctx, cast_dtype=True, dtype_source="saved")
     return net
 
 

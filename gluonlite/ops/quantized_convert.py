@@ -27,10 +27,14 @@ def _quantize_fwd(oc, attrs, inputs, out):
     real = qm.max_abs(lo, hi)
     x = data.astype(np.float32)
     if attrs.out_type == "int8":
-        # MXNet's own kernel: sign(x) * min(|x| * 127 / r + 0.5, 127), truncated
-        scale = qm.f32(127.0) / qm.f32(real) if real else qm.f32(0.0)
-        q = (xp.sign(x) * xp.minimum(xp.floor(xp.abs(x) * scale + qm.f32(0.5)), 127))
-        return ranges_out(xp, out, q.astype(np.int8), -real, real)
+        # MXNet's CPU build runs oneDNN's reorder: x * 127 / r rounded half to even and
+        # saturated (100.5 gives 100); an empty range makes the scale infinite and every
+        # value NaN, stored as 127 (a zero bias quantizes to 127s; its range, 0, still
+        # makes it worth 0)
+        if not real:
+            return ranges_out(xp, out, xp.full(x.shape, 127, dtype=np.int8), -real, real)
+        scale = qm.f32(127.0) / qm.f32(real)
+        return ranges_out(xp, out, qm.saturate(xp, x * scale, "int8"), -real, real)
     scale = qm.f32(255.0) / qm.f32(real) if real else qm.f32(0.0)
     return ranges_out(xp, out, qm.saturate(xp, x * scale, "uint8"), lo, hi)
 

@@ -69,16 +69,7 @@ def _quantize(name, mode, calib_mode):
 
 # MXNet's smart mode keeps this elemwise_add (after two quantized layers) in float32;
 # gluonlite's smart mode quantizes an operator after a quantized input
-_SMART = "smart mode quantizes elemwise_add after quantized layers (MXNet keeps it float)"
-
-
-def _graph_param(key):
-    marks = [pytest.mark.xfail(reason=_SMART, strict=True)] \
-        if key in ("split_fc_smart_none", "split_fc_smart_naive") else []
-    return pytest.param(key, marks=marks)
-
-
-@pytest.mark.parametrize("key", [_graph_param(k) for k, v in sorted(META["graphs"].items())
+@pytest.mark.parametrize("key", [k for k, v in sorted(META["graphs"].items())
                                  if "error" not in v])
 def test_quantized_graph_matches_mxnet(key):
     rec = META["graphs"][key]

@@ -56,8 +56,10 @@ def _shapes(*shapes):
 # -- quantize / quantize_v2 / dequantize / requantize ----------------------------------------
 def _quantize(x, lo, hi, out_type="uint8"):
     r = _mabs(lo, hi)
-    if out_type == "int8":
-        q = np.sign(x) * np.minimum(np.floor(np.abs(x) * (F(127) / r) + F(0.5)), 127)
+    if out_type == "int8" and r == 0:  # MXNet: an infinite scale, NaN, stored as 127
+        return [np.full(x.shape, 127, np.int8), *_r(-r, r)]
+    if out_type == "int8":  # oneDNN's reorder: round half to even, saturate
+        q = np.clip(np.rint(x * (F(127) / r)), -128, 127)
         return [q.astype(np.int8), *_r(-r, r)]
     return [_sat(x * (F(255) / r), "uint8"), lo, hi]
 
@@ -226,6 +228,10 @@ SAMPLES = {
     "_contrib_quantize": [
         Sample([_x, *_r(-1.0, 2.0)], dict(out_type="int8"), ref=_quantize),
         Sample([_xp, *_r(0.0, 1.5)], dict(out_type="uint8"), ref=_quantize),
+        Sample([np.zeros((2, 3), np.float32), *_r(0.0, 0.0)], dict(out_type="int8"),
+               ref=_quantize),  # a zero bias, quantized offline
+        Sample([np.array([0.5, 1.5, -2.5, 3.5], np.float32), *_r(-127.0, 1.0)],
+               dict(out_type="int8"), ref=_quantize),  # ties round to even
     ],
     "_contrib_quantize_v2": [
         Sample([_x], dict(out_type="int8"), ref=_quantize_v2),

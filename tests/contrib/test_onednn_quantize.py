@@ -1,0 +1,128 @@
+"""MXNet 1.9.1's CPU INT8 flow against MXNet's own results (fixtures from
+``tests/fixtures/gen_onednn_quantize.py``): the quantized graph node for node (names,
+attributes with the calibrated ranges, inputs), the quantized parameters and the outputs.
+
+One difference is normalized: MXNet's oneDNN relu gives ``-0.0`` for negative inputs, so
+a calibrated minimum it prints as ``-0.000000`` is ``0.000000`` here (the same range).
+"""
+import json
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import gluonlite as mx
+from gluonlite.contrib import quantization as q
+from gluonlite.symbol.onednn_post_quantize import post_quantize_onednn
+
+HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+DATA = dict(np.load(os.path.join(HERE, "onednn_quantize.npz")))
+CASES = sorted({k.split("/")[0] for k in DATA})
+
+
+def _params(case, kind):
+    prefix = f"{case}/{kind}:"
+    return {k[len(prefix):]: mx.nd.array(v, dtype=v.dtype) for k, v in DATA.items()
+            if k.startswith(prefix)}
+
+
+def _meta(case):
+    return json.loads(str(DATA[f"{case}/meta"]))
+
+
+def _graph(text):
+    """Operator nodes as (op, name, attributes, inputs), MXNet's ``-0.000000`` as 0."""
+    nodes = json.loads(text)["nodes"]
+    out = []
+    for n in nodes:
+        if n["op"] == "null":
+            continue
+        attrs = {k: ("0.000000" if v == "-0.000000" else v)
+                 for k, v in (n.get("attrs") or {}).items() if not k.startswith("__")}
+        out.append((n["op"], n["name"], attrs,
+                    [f"{nodes[i]['name']}:{k}" for i, k, _ in n["inputs"]]))
+    return out
+
+
+def _calib_iter(case):
+    return mx.io.NDArrayIter(DATA[f"{case}/calib"], batch_size=4)
+
+
+def _check(case, qsym, qarg, qaux):
+    assert _graph(qsym.tojson()) == _graph(str(DATA[f"{case}/qjson"]))
+    want = _params(case, "qarg")
+    assert sorted(qarg) == sorted(want)
+    for name, value in want.items():
+        np.testing.assert_array_equal(qarg[name].asnumpy(), value.asnumpy(), err_msg=name)
+    args = dict(qarg, data=mx.nd.array(DATA[f"{case}/x"]))
+    out = qsym.bind(mx.cpu(), args, aux_states=qaux, grad_req="null").forward()[0]
+    np.testing.assert_array_equal(out.asnumpy(), DATA[f"{case}/out"])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_quantizing_mxnets_fused_graph_gives_mxnets_int8_graph(case):
+    """Quantization, calibration and the post-quantization passes on the graph MXNet fused."""
+    meta = _meta(case)
+    fused = mx.sym.load_json(str(DATA[f"{case}/fused_json"]))
+    qsym, qarg, qaux = q.quantize_model(
+        fused, _params(case, "arg"), _params(case, "aux"), ctx=mx.cpu(),
+        calib_mode=meta["calib_mode"], calib_data=_calib_iter(case), num_calib_examples=8,
+        quantized_dtype=meta["quantized_dtype"], quantize_mode=meta["quantize_mode"],
+        quantize_granularity=meta["quantize_granularity"], label_names=None)
+    _check(case, post_quantize_onednn(qsym), qarg, qaux)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_quantize_model_mkldnn_matches_mxnet(case):
+    """The whole flow from the float model, fusion included."""
+    meta = _meta(case)
+    sym = mx.sym.load_json(str(DATA[f"{case}/json"]))
+    qsym, qarg, qaux = q.quantize_model_mkldnn(
+        sym, _params(case, "arg"), _params(case, "aux"), ctx=mx.cpu(),
+        calib_mode=meta["calib_mode"], calib_data=_calib_iter(case), num_calib_examples=8,
+        quantized_dtype=meta["quantized_dtype"], quantize_mode=meta["quantize_mode"],
+        quantize_granularity=meta["quantize_granularity"], label_names=None)
+    _check(case, qsym, qarg, qaux)
+
+
+def test_quantize_net_on_cpu_runs_the_onednn_flow(tmp_path):
+    case = "res_naive"
+    prefix = str(tmp_path / "float")
+    with open(prefix + "-symbol.json", "w") as fh:
+        fh.write(str(DATA[f"{case}/json"]))
+    params = {f"arg:{k}": v for k, v in _params(case, "arg").items()}
+    params.update({f"aux:{k}": v for k, v in _params(case, "aux").items()})
+    mx.nd.save(prefix + "-0000.params", params)
+    calib = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(
+        mx.nd.array(DATA[f"{case}/calib"]), mx.nd.zeros((8,))), batch_size=4)
+    with warnings.catch_warnings():  # as MXNet, both blocks warn that `data` is untyped
+        warnings.simplefilter("ignore", UserWarning)
+        net = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
+                                           prefix + "-0000.params")
+        qnet = q.quantize_net_v2(net, quantized_dtype="auto", quantize_mode="full",
+                                 calib_data=calib, calib_mode="naive", num_calib_examples=8,
+                                 ctx=mx.cpu())
+    out = qnet(mx.nd.array(DATA[f"{case}/x"])).asnumpy()
+    np.testing.assert_array_equal(out, DATA[f"{case}/out"])
+
+
+def test_quantize_model_mkldnn_is_cpu_only():
+    sym = mx.sym.load_json(str(DATA["res_naive/json"]))
+    with pytest.raises(ValueError, match="cpu"):
+        q.quantize_model_mkldnn(sym, _params("res_naive", "arg"), _params("res_naive", "aux"),
+                                ctx=mx.gpu(0), calib_mode="none")
+
+
+def test_excluding_a_layer_inside_a_fused_node_keeps_it_float():
+    fused = mx.sym.load_json(str(DATA["res_naive/fused_json"]))
+    inner = "conv0_fwd" if "conv0_fwd" in str(DATA["res_naive/fused_json"]) else None
+    assert inner is not None
+    qsym, _, _ = q.quantize_model(
+        fused, _params("res_naive", "arg"), _params("res_naive", "aux"), ctx=mx.cpu(),
+        excluded_sym_names=[inner], calib_mode="none", quantized_dtype="int8",
+        quantize_mode="full", label_names=None)
+    nodes = {n["name"]: n for n in json.loads(qsym.tojson())["nodes"]}
+    first = next(n for n in nodes.values() if n["op"] == "_sg_mkldnn_conv")
+    assert first["name"] == "sg_mkldnn_conv_bn_act_0"  # not quantized_...
+    assert "quantized" not in (first.get("attrs") or {})
