@@ -1,6 +1,7 @@
 """Basic types and the error class shared by every layer (``mxnet.base``)."""
 from __future__ import annotations
 
+import ctypes
 import numbers
 import os
 
@@ -8,7 +9,12 @@ import numpy as np
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "numeric_types", "integer_types",
            "string_types", "py_str", "c_str", "mx_real_t", "_Null", "data_dir",
-           "write_atomically"]
+           "write_atomically", "NDArrayHandle"]
+
+# MXNet's C handle type.  gluonlite has no C library: the handles it gives out (to an
+# MXNet 1.x calibration collector's ``collect(name, arr)``) stand for live NDArrays, and
+# ``NDArray(handle)`` turns one back into the array (``gluonlite.ndarray.handles``).
+NDArrayHandle = ctypes.c_void_p
 
 
 class MXNetError(RuntimeError):

@@ -32,6 +32,7 @@ from typing import Iterable
 import numpy as np
 
 from .. import ndarray
+from ..ndarray.handles import lend
 from ..context import cpu
 from ..symbol import symbol as _symmod
 from ..symbol.graph import Node, op_node, topo_order, variable_node
@@ -310,12 +311,16 @@ def _collect_layer_statistics(sym: Symbol, arg_params: dict, aux_params: dict, c
                               collector, include_layer, data_names=("data",), ctx=None,
                               max_num_examples: int | None = None, logger=None) -> int:
     """Run the float graph on ``calib_data`` and hand each entry named in
-    ``include_layer`` to ``collector.collect``; returns the number of examples seen."""
+    ``include_layer`` (every entry when None: a ``customize`` collector filters them
+    itself, as in MXNet) to the collector (see :func:`_feed`); returns the
+    number of examples seen."""
     if calib_data is None:
         raise ValueError("calib_data must be given for calibration")
     internals = sym.get_internals()
     names = internals.list_outputs()
-    wanted = [n for n in include_layer if n in names]
+    ops = {name: (node.op.name if node.op is not None else None)
+           for name, (node, _) in zip(names, internals._heads)}
+    wanted = [n for n in (names if include_layer is None else include_layer) if n in ops]
     if not wanted:
         return 0
     group = _symmod.Group([internals[names.index(n)] for n in wanted])
@@ -327,13 +332,36 @@ def _collect_layer_statistics(sym: Symbol, arg_params: dict, aux_params: dict, c
         aux = {k: v for k, v in aux_params.items() if k in group.list_auxiliary_states()}
         outs = group.bind(ctx, args, aux_states=aux, grad_req="null").forward(is_train=False)
         for name, value in zip(wanted, outs):
-            collector.collect(name, value)
+            _feed(collector, name, ops[name], value)
         count += size
         if max_num_examples is not None and count >= max_num_examples:
             break
     if logger is not None:
         logger.info("Collected statistics from %d examples", count)
     return count
+
+
+def _feed(collector, name: str, op_name: str, value) -> None:
+    """One entry to a collector: the built-in ones take the NDArray; a
+    :class:`CalibrationCollector` subclass gets ``collect(name, op_name, arr)`` (MXNet
+    2's form); any other object MXNet 1.9's ``collect(name, handle)``, with a handle
+    that ``NDArray(ctypes.cast(handle, NDArrayHandle))`` turns back into the array
+    (GluonNLP's ``BertLayerCollector`` does so)."""
+    if isinstance(collector, (_LayerOutputMinMaxCollector, _LayerHistogramCollector)):
+        collector.collect(name, value)
+    elif isinstance(collector, CalibrationCollector):
+        collector.collect(name, op_name, value)
+    else:
+        with lend([value]) as (handle,):
+            collector.collect(name, handle)
+
+
+def _calib_layers(collector):
+    """The entries to calibrate: the layers a built-in collector was made for; every
+    operator output for a user's (``customize``) collector, which filters by itself."""
+    if isinstance(collector, (_LayerOutputMinMaxCollector, _LayerHistogramCollector)):
+        return collector.include_layer
+    return None
 
 
 def quantize_graph(sym: Symbol, arg_params: dict, aux_params: dict, ctx=cpu(),
@@ -348,8 +376,8 @@ def quantize_graph(sym: Symbol, arg_params: dict, aux_params: dict, ctx=cpu(),
     (qsym, qarg_params, aux_params, collector)
         ``collector`` is ``None`` for ``calib_mode='none'``, else a collector (min/max
         for ``naive``, histograms for ``entropy``, ``LayerOutputCollector`` for
-        ``custom``) whose ``include_layer`` names the entries to calibrate; fill it with
-        the float graph's values and pass it to :func:`calib_graph`.
+        ``customize``); fill it with the float graph's values and pass it to
+        :func:`calib_graph`.
     """
     if calib_mode not in ("none", "naive", "entropy", "customize"):
         raise ValueError(f"unknown calibration mode {calib_mode!r}")
@@ -365,8 +393,7 @@ def quantize_graph(sym: Symbol, arg_params: dict, aux_params: dict, ctx=cpu(),
     elif calib_mode == "customize":
         if LayerOutputCollector is None:
             raise ValueError("calib_mode='customize' needs a LayerOutputCollector")
-        collector = LayerOutputCollector
-        collector.include_layer = set(calib_layer)
+        collector = LayerOutputCollector  # MXNet leaves its include_layer alone
     qarg_params = _quantize_params(qsym, arg_params, {})
     return qsym, qarg_params, aux_params, collector
 
@@ -380,8 +407,9 @@ def calib_graph(qsym: Symbol, arg_params: dict, aux_params: dict, collector,
         th_dict = _get_optimal_thresholds(collector.hist_dict, quantized_dtype, logger=logger)
     elif calib_mode == "naive":
         th_dict = collector.min_max_dict
-    elif calib_mode == "customize":
-        th_dict = collector.post_collect()
+    elif calib_mode == "customize":  # MXNet 1.9 reads min_max_dict; MXNet 2 post_collect()
+        th_dict = collector.min_max_dict if hasattr(collector, "min_max_dict") \
+            else collector.post_collect()
     else:
         raise ValueError(f"calib_graph needs calib_mode 'naive', 'entropy' or 'customize', not "
                          f"{calib_mode!r}")
@@ -412,7 +440,7 @@ def quantize_model(sym: Symbol, arg_params: dict, aux_params: dict,
     if calib_mode == "none":
         return qsym, qarg, aux
     _collect_layer_statistics(sym, arg_params, aux_params, calib_data, collector,
-                              collector.include_layer, tuple(data_names), ctx,
+                              _calib_layers(collector), tuple(data_names), ctx,
                               num_calib_examples, logger)
     return calib_graph(qsym, arg_params, aux_params, collector, calib_mode, quantized_dtype,
                        logger)
@@ -480,7 +508,7 @@ def quantize_net_v2(network, quantized_dtype: str = "auto", quantize_mode: str =
         quantized_dtype, quantize_mode, quantize_granularity, LayerOutputCollector, logger)
     if calib_mode != "none":
         _collect_layer_statistics(sym, arg_params, aux_params, calib_data, collector,
-                                  collector.include_layer, tuple(names), ctx,
+                                  _calib_layers(collector), tuple(names), ctx,
                                   num_calib_examples, logger)
         qsym, qarg, aux = calib_graph(qsym, arg_params, aux_params, collector, calib_mode,
                                       quantized_dtype, logger)

@@ -64,7 +64,7 @@ class _LayerHistogramCollector(CalibrationCollector):
         self.include_layer = include_layer
         self.logger = logger
 
-    def collect(self, name, arr, *_):
+    def collect(self, name: str, arr, *_) -> None:
         seen = _included_range(self.include_layer, name, arr)
         if seen is None:
             return
@@ -90,7 +90,7 @@ class _LayerOutputMinMaxCollector(CalibrationCollector):
         self.include_layer = include_layer
         self.logger = logger
 
-    def collect(self, name, arr, *_):
+    def collect(self, name: str, arr, *_) -> None:
         seen = _included_range(self.include_layer, name, arr)
         if seen is None:
             return

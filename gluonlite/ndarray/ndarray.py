@@ -10,6 +10,8 @@ backward through an array modified afterwards.
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from .. import autograd as _ag
@@ -55,7 +57,11 @@ class NDArray:
     # applied to an NDArray (np.all(x == 1)) see it through __array__, as in MXNet
     __array_priority__ = 1000.0
 
-    def __init__(self, data, ctx: Context | None = None):
+    def __init__(self, data, ctx: Context | None = None, writable: bool = True):
+        if type(data) is ctypes.c_void_p:  # MXNet 1.x's NDArray(handle): a lent handle
+            from .handles import resolve
+            lent = resolve(data)
+            data, ctx = lent._data, lent._ctx
         self._data = data
         self._ctx = ctx if ctx is not None else _CPU0
         self._chunk = None

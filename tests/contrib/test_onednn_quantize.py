@@ -126,3 +126,50 @@ def test_excluding_a_layer_inside_a_fused_node_keeps_it_float():
     first = next(n for n in nodes.values() if n["op"] == "_sg_mkldnn_conv")
     assert first["name"] == "sg_mkldnn_conv_bn_act_0"  # not quantized_...
     assert "quantized" not in (first.get("attrs") or {})
+
+
+class _MXNet1Collector:
+    """A calibration collector written for MXNet 1.x (as GluonNLP's BertLayerCollector):
+    ``collect(name, handle)``, the array recovered from its C handle, ``include_layer``
+    a callable, thresholds in ``min_max_dict``."""
+
+    def __init__(self):
+        self.include_layer = lambda name: name.endswith(("_output", "data"))
+        self.min_max_dict = {}
+        self.seen_ops = set()
+
+    def collect(self, name, arr):
+        import ctypes
+        from gluonlite.base import NDArrayHandle, py_str
+        name = py_str(name)
+        if not self.include_layer(name):
+            return
+        arr = mx.nd.NDArray(ctypes.cast(arr, NDArrayHandle), writable=False)
+        lo, hi = float(mx.nd.min(arr).asscalar()), float(mx.nd.max(arr).asscalar())
+        old = self.min_max_dict.get(name, (lo, hi))
+        self.min_max_dict[name] = (min(old[0], lo), max(old[1], hi))
+
+
+def test_customize_calibration_takes_an_mxnet1_collector():
+    """calib_mode='customize' with a collector in MXNet 1.x's form; one that records
+    min/max gives MXNet's naive-calibrated graph."""
+    case = "res_naive"
+    fused = mx.sym.load_json(str(DATA[f"{case}/fused_json"]))
+    collector = _MXNet1Collector()
+    # (quantize_model has no collector argument in MXNet 1.9: quantize_graph, then the
+    # float graph's values, then calib_graph)
+    qsym, qarg, qaux, coll = q.quantize_graph(
+        fused, _params(case, "arg"), _params(case, "aux"), mx.cpu(), calib_mode="customize",
+        quantized_dtype="auto", quantize_mode="full", LayerOutputCollector=collector)
+    q._collect_layer_statistics(fused, _params(case, "arg"), _params(case, "aux"),
+                                _calib_iter(case), coll, None, ("data",), mx.cpu(), 8)
+    assert "sg_mkldnn_conv_bn_act_0_output" in collector.min_max_dict
+    qsym, qarg, qaux = q.calib_graph(qsym, _params(case, "arg"), _params(case, "aux"), coll,
+                                     calib_mode="customize", quantized_dtype="auto")
+    _check(case, post_quantize_onednn(qsym), qarg, qaux)
+
+
+def test_a_handle_not_lent_is_refused():
+    import ctypes
+    with pytest.raises(mx.base.MXNetError, match="not a live array"):
+        mx.nd.NDArray(ctypes.c_void_p(12345678))
