@@ -22,8 +22,9 @@ from . import _quantized_math as qm
 from .attrs import Attr
 from .common import fail
 from .contrib_attention import _heads_to_seq, _split_heads
-from .control_flow import _merge, _write
-from .onednn_fused import _backward, _float_forward, _FusedOpDef, _n_base, _sub
+from .control_flow import _write
+from .onednn_fused import (_backward, _FusedOpDef, _sub, fused_forward,
+                           fused_infer_shape)
 from .quantized_common import CALIB_ATTRS, F32
 from .registry import register
 
@@ -72,15 +73,6 @@ def _finish(oc, attrs, acc, oscale, lo: float, hi: float, out):
 def _int8(op: str, a, what: str, kind: str = "int8"):
     if np.dtype(a.dtype) != np.dtype(kind):
         fail(op, f"quantized: expects {kind} {what}, got {a.dtype}", a.shape)
-
-
-def _forward(op: str, quantized):
-    def forward(oc, attrs, inputs, out, keep_state: bool = False):
-        if not attrs.quantized:
-            return _float_forward(oc, attrs, op, inputs, out, keep_state)
-        results = quantized(oc, attrs, inputs, out)
-        return (results, None) if keep_state else results
-    return forward
 
 
 # -- qk ------------------------------------------------------------------------------------
@@ -141,19 +133,6 @@ def _valatt_inputs(attrs) -> tuple:
 
 
 # -- inference -------------------------------------------------------------------------------
-def _infer_shape(op: str):
-    def infer(attrs, in_shapes):
-        sub = _sub(attrs, op)
-        n = _n_base(attrs, op)
-        base = [_merge(s, None) for s in in_shapes[:n]]
-        s_in, s_out = sub.infer_shape(base)
-        ins = [_merge(a, b) for a, b in zip(base, s_in)]
-        if not attrs.quantized:
-            return ins, list(s_out)
-        return ins + [(1,)] * (len(in_shapes) - n), [s_out[0]] + [(1,)] * (_n_outputs(attrs) - 1)
-    return infer
-
-
 def _infer_type(op: str, data_types: tuple):
     def infer(opdef, attrs, in_dtypes):
         if not attrs.quantized:
@@ -172,14 +151,14 @@ _COMMON = dict(saved_state=True, capturable=False, backward_uses=("inputs",),
                num_outputs=_n_outputs, output_names=_output_names)
 
 SG_SELFATT_QK = _FusedOpDef(
-    _QK, _forward(_QK, _quantized_qk), backward=_backward(_QK), inputs=_qk_inputs,
-    infer_shape=_infer_shape(_QK), infer_type=_infer_type(_QK, ("int8",)),
+    _QK, fused_forward(_QK, _quantized_qk), backward=_backward(_QK), inputs=_qk_inputs,
+    infer_shape=fused_infer_shape(_QK, _n_outputs), infer_type=_infer_type(_QK, ("int8",)),
     doc="Self-attention query-key products (``interleaved_matmul_selfatt_qk``) as MXNet's "
         "oneDNN backend fuses them, float32 or INT8.", **_COMMON)
 
 SG_SELFATT_VALATT = _FusedOpDef(
-    _VALATT, _forward(_VALATT, _quantized_valatt), backward=_backward(_VALATT),
-    inputs=_valatt_inputs, infer_shape=_infer_shape(_VALATT),
+    _VALATT, fused_forward(_VALATT, _quantized_valatt), backward=_backward(_VALATT),
+    inputs=_valatt_inputs, infer_shape=fused_infer_shape(_VALATT, _n_outputs),
     infer_type=_infer_type(_VALATT, ("int8", "uint8")),
     doc="Self-attention weighted values (``interleaved_matmul_selfatt_valatt``) as MXNet's "
         "oneDNN backend fuses them, float32 or INT8.", **_COMMON)

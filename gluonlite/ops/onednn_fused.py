@@ -109,6 +109,32 @@ def _float_forward(oc, attrs, op, inputs, out, keep_state):
     return (results, state) if keep_state else results
 
 
+def fused_forward(op: str, quantized):
+    """``forward`` of a fused node: the subgraph when float, ``quantized(oc, attrs,
+    inputs, out)`` when INT8 (no state: there is no gradient to keep it for)."""
+    def forward(oc, attrs, inputs, out, keep_state: bool = False):
+        if not attrs.quantized:
+            return _float_forward(oc, attrs, op, inputs, out, keep_state)
+        results = quantized(oc, attrs, inputs, out)
+        return (results, None) if keep_state else results
+    return forward
+
+
+def fused_infer_shape(op: str, n_outputs):
+    """Shapes through the subgraph; a quantized node's ranges (inputs past the
+    subgraph's, outputs after the first) are ``(1,)``."""
+    def infer(attrs, in_shapes):
+        n = _n_base(attrs, op)
+        base = [_merge(s, None) for s in in_shapes[:n]]
+        s_in, s_out = _sub(attrs, op).infer_shape(base)
+        ins = [_merge(a, b) for a, b in zip(base, s_in)]
+        if not attrs.quantized:
+            return ins, list(s_out)
+        return (ins + [(1,)] * (len(in_shapes) - n),
+                [s_out[0]] + [(1,)] * (n_outputs(attrs) - 1))
+    return infer
+
+
 def _backward(op):
     def backward(oc, attrs, inputs, outputs, out_grads, need=None, state=None):
         if attrs.quantized:  # MXNet: zero gradients
@@ -235,24 +261,6 @@ def _quantized_conv(oc, attrs, inputs, out):
     return _write([y, lo_a, hi_a], out)
 
 
-def _conv_forward(oc, attrs, inputs, out, keep_state: bool = False):
-    if not attrs.quantized:
-        return _float_forward(oc, attrs, _CONV, inputs, out, keep_state)
-    results = _quantized_conv(oc, attrs, inputs, out)
-    return (results, None) if keep_state else results
-
-
-def _conv_infer_shape(attrs, in_shapes):
-    sub = _sub(attrs, _CONV)
-    n = _n_base(attrs, _CONV)
-    base = [_merge(s, None) for s in in_shapes[:n]]
-    s_in, s_out = sub.infer_shape(base)
-    ins = [_merge(a, b) for a, b in zip(base, s_in)]
-    if not attrs.quantized:
-        return ins, list(s_out)
-    return ins + [(1,)] * (len(in_shapes) - n), [s_out[0], (1,), (1,)]
-
-
 def _conv_infer_type(op, attrs, in_dtypes):
     sub = _sub(attrs, _CONV)
     n = _n_base(attrs, _CONV)
@@ -287,7 +295,7 @@ _COMMON = dict(saved_state=True, capturable=False, backward_uses=("inputs",),
                backward_mask=True, num_subgraphs=1)
 
 SG_CONV = register(_FusedOpDef(
-    _CONV, _conv_forward, backward=_backward(_CONV),
+    _CONV, fused_forward(_CONV, _quantized_conv), backward=_backward(_CONV),
     attrs={"with_bn": Attr("bool", False), "with_act": Attr("bool", False),
            "with_sum": Attr("bool", False), "with_postsum_act": Attr("bool", False),
            "with_relu": Attr("bool", False), "with_postsum_relu": Attr("bool", False),
@@ -296,7 +304,7 @@ SG_CONV = register(_FusedOpDef(
     inputs=_conv_inputs, num_outputs=_quantized_outputs,
     output_names=lambda attrs: (("output", "output_min", "output_max") if attrs.quantized
                                 else ("output",)),
-    infer_shape=_conv_infer_shape, infer_type=_conv_infer_type,
+    infer_shape=fused_infer_shape(_CONV, _quantized_outputs), infer_type=_conv_infer_type,
     doc="A Convolution fused with its BatchNorm, activation and residual sum by MXNet's "
         "oneDNN backend (its subgraph), float32 or INT8.", **_COMMON))
 SG_CONV.aux_names = ("<subgraph's mutated inputs>",)
@@ -434,25 +442,6 @@ def _fc_out_shape(fc, data, num_hidden: int) -> tuple:
     return tuple(data.shape[:-1]) + (num_hidden,)
 
 
-def _fc_forward(oc, attrs, inputs, out, keep_state: bool = False):
-    if not attrs.quantized:
-        return _float_forward(oc, attrs, _FC, inputs, out, keep_state)
-    results = _quantized_fc(oc, attrs, inputs, out)
-    return (results, None) if keep_state else results
-
-
-def _fc_infer_shape(attrs, in_shapes):
-    sub = _sub(attrs, _FC)
-    n = _n_base(attrs, _FC)
-    base = [_merge(s, None) for s in in_shapes[:n]]
-    s_in, s_out = sub.infer_shape(base)
-    ins = [_merge(a, b) for a, b in zip(base, s_in)]
-    if not attrs.quantized:
-        return ins, list(s_out)
-    outs = [s_out[0]] + ([] if attrs.enable_float_output else [(1,), (1,)])
-    return ins + [(1,)] * (len(in_shapes) - n), outs
-
-
 def _fc_infer_type(op, attrs, in_dtypes):
     sub = _sub(attrs, _FC)
     n = _n_base(attrs, _FC)
@@ -468,7 +457,7 @@ def _fc_infer_type(op, attrs, in_dtypes):
 
 
 SG_FC = register(_FusedOpDef(
-    _FC, _fc_forward, backward=_backward(_FC),
+    _FC, fused_forward(_FC, _quantized_fc), backward=_backward(_FC),
     attrs={"quantized": Attr("bool", False), "enable_float_output": Attr("bool", False),
            "with_eltwise": Attr("bool", False), "with_relu": Attr("bool", False),
            **CALIB_ATTRS,
@@ -477,6 +466,6 @@ SG_FC = register(_FusedOpDef(
     inputs=_fc_inputs, num_outputs=_fc_outputs,
     output_names=lambda attrs: (("output", "min_output", "max_output")
                                 if _fc_outputs(attrs) == 3 else ("output",)),
-    infer_shape=_fc_infer_shape, infer_type=_fc_infer_type,
+    infer_shape=fused_infer_shape(_FC, _fc_outputs), infer_type=_fc_infer_type,
     doc="A FullyConnected fused with its elementwise activation by MXNet's oneDNN "
         "backend (its subgraph), float32 or INT8.", **_COMMON))
