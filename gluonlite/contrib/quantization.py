@@ -32,9 +32,11 @@ from typing import Iterable
 import numpy as np
 
 from .. import ndarray
+from ..base import MXNetError
 from ..ndarray.handles import lend
 from ..context import cpu
 from ..symbol import symbol as _symmod
+from ..symbol.entry_versions import carry_versions, copy_graph
 from ..symbol.graph import Node, op_node, topo_order, variable_node
 from ..symbol.symbol import Symbol
 from ..ops.listed_outputs import output_suffix
@@ -176,6 +178,7 @@ class _Rewriter:
         if form is None:
             self.new[id(node)] = Node(node.op, node.name, node.attrs,
                                       [self.float_entry(e) for e in node.inputs], node.extra)
+            carry_versions(self.new[id(node)], node)
             return
         if form.role == "fused":
             rewrite_fused(self, node, form, self.granularity)
@@ -190,6 +193,7 @@ class _Rewriter:
             rest = [self.float_entry(e) for e in node.inputs[1:]]
             self.new[id(node)] = op_node(form.quantized, f"quantized_{node.name}",
                                          [data[0]] + rest + [data[1], data[2]], given)
+            carry_versions(self.new[id(node)], node)
             return
         if form.role == "layer":
             n_params = 1 if node.attrs.no_bias else 2
@@ -202,8 +206,10 @@ class _Rewriter:
             for p in params:
                 inputs += [p[1], p[2]]
             qn = op_node(form.quantized, f"quantized_{node.name}", inputs, given)
+            carry_versions(qn, node)
             rq = op_node(REQUANTIZE, f"requantize_{node.name}",
                          [(qn, 0), (qn, 1), (qn, 2)], {"out_type": self.dtype})
+            self.calib_layers.append(_entry_name((node, 0)))  # the requantize's range
             self.qmap[(id(node), 0)] = ((rq, 0), (rq, 1), (rq, 2))
             return
         if form.role == "batch_norm":  # int8 out over its own calibrated range: no requantize
@@ -211,6 +217,7 @@ class _Rewriter:
             params = [self.float_entry(e) for e in node.inputs[1:5]]
             qn = op_node(form.quantized, f"quantized_{node.name}",
                          [data[0]] + params + [data[1], data[2]], given)
+            carry_versions(qn, node)
             self.calib_layers.append(_entry_name((node, 0)))
             self.qmap[(id(node), 0)] = ((qn, 0), (qn, 1), (qn, 2))
             return
@@ -218,9 +225,10 @@ class _Rewriter:
         # the data inputs, then (min, max) of each
         inputs = [d[0] for d in datas] + [x for d in datas for x in d[1:]]
         qn = op_node(form.quantized, f"quantized_{node.name}", inputs, given)
-        if form.role == "requantized":
+        if form.role == "requantized":  # calibrated by the float node's output range
             rq = op_node(REQUANTIZE, f"requantize_{node.name}",
                          [(qn, 0), (qn, 1), (qn, 2)], {"out_type": self.dtype})
+            self.calib_layers.append(_entry_name((node, 0)))
             qn = rq
         self.qmap[(id(node), 0)] = ((qn, 0), (qn, 1), (qn, 2))
 
@@ -251,7 +259,7 @@ def _calibrate_quantized_sym(qsym: Symbol, th_dict: dict) -> Symbol:
     (``<layer>_output``) is one (MXNet prints the values with six decimals)."""
     if not th_dict:
         return qsym
-    heads = _symmod.copy_graph(qsym._heads)
+    heads = copy_graph(qsym._heads)
     for node in topo_order(heads):
         if node.op is None:
             continue
@@ -263,6 +271,11 @@ def _calibrate_quantized_sym(qsym: Symbol, th_dict: dict) -> Symbol:
         lo, hi = th_dict[key]
         text = {"min_calib_range": "%f" % float(np.asarray(lo).reshape(-1)[0]),
                 "max_calib_range": "%f" % float(np.asarray(hi).reshape(-1)[0])}
+        for attr, value in text.items():  # MXNet's parameter parser rejects them
+            if not np.isfinite(float(value)):
+                raise MXNetError(f"Invalid Parameter format for {attr} expect float or None "
+                                 f"but value='{value}', in operator {node.op.name}"
+                                 f"(name=\"{node.name}\")")
         parsed = node.op.parse_attrs(dict(node.attrs._given, **text))
         # the graph keeps MXNet's printed strings (JSON shows "0.400000"), the operator
         # reads the floats they parse to
@@ -320,7 +333,9 @@ def _collect_layer_statistics(sym: Symbol, arg_params: dict, aux_params: dict, c
     names = internals.list_outputs()
     ops = {name: (node.op.name if node.op is not None else None)
            for name, (node, _) in zip(names, internals._heads)}
-    wanted = [n for n in (names if include_layer is None else include_layer) if n in ops]
+    seen = _observable(sym, ctx)
+    wanted = [n for n in (names if include_layer is None else include_layer)
+              if n in ops and (seen is None or n in seen)]
     if not wanted:
         return 0
     group = _symmod.Group([internals[names.index(n)] for n in wanted])
@@ -339,6 +354,18 @@ def _collect_layer_statistics(sym: Symbol, arg_params: dict, aux_params: dict, c
     if logger is not None:
         logger.info("Collected statistics from %d examples", count)
     return count
+
+
+def _observable(sym: Symbol, ctx) -> set | None:
+    """The entries MXNet's executor monitor reports when it runs ``sym`` on ``ctx``
+    (None: all of them).  On the CPU, MXNet 1.9.1's executor partitions the graph with
+    its default ``MKLDNN`` subgraph backend first, so the outputs of the operators a fused
+    node absorbs are never seen (their ``requantize`` stays uncalibrated: e.g. a plain
+    ``quantize_model`` of ``FullyConnected -> relu``); only the outputs of the
+    partitioned graph's nodes are."""
+    if getattr(ctx or cpu(), "device_type", "cpu") != "cpu":
+        return None
+    return set(sym.get_backend_symbol("MKLDNN").get_internals().list_outputs())
 
 
 def _feed(collector, name: str, op_name: str, value) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..ops.quantization import REQUANTIZE
 from ..ops.registry import OpAttrs, get_op
+from ..symbol.entry_versions import carry_versions
 from ..symbol.graph import Node, op_node, topo_order
 
 __all__ = ["rewrite_fused", "inner_names"]
@@ -67,6 +68,7 @@ def rewrite_fused(rw, node: Node, form, granularity: str) -> None:
             inputs.append(rw.float_entry(entry))
     attrs = _quantized_attrs(node, form, granularity)
     qn = op_node(form.quantized, f"quantized_{node.name}", inputs + ranges, attrs)
+    carry_versions(qn, node)
     rq = op_node(REQUANTIZE, f"requantize_{node.name}", [(qn, 0), (qn, 1), (qn, 2)],
                  {"out_type": rw.dtype})
     rw.qmap[(id(node), 0)] = ((rq, 0), (rq, 1), (rq, 2))

@@ -206,7 +206,9 @@ register(OpDef(
                                             "tanh"))},
     num_outputs=3, output_names=RANGE_OUTS, infer_shape=unary_range_infer,
     infer_type=passthrough_types, differentiable=False,
-    doc="ReLU of quantized data; the range passes through."))
+    doc="ReLU of quantized data; the range passes through.  The output keeps the data's "
+        "type (MXNet 1.9.1 declares it int8 even for uint8 data, so that values above 127 "
+        "read back negative, e.g. in SE-ResNeXt's residual relu; gluonlite keeps uint8)."))
 
 
 # -- batch norm ---------------------------------------------------------------------------------

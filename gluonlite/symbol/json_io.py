@@ -172,8 +172,13 @@ def _without_amp_casts(sym):
     changed = False
     for node in topo_order(sym._heads):
         inputs = [read(e) for e in node.inputs]
-        changed = changed or any(a[0] is not b[0] for a, b in zip(inputs, node.inputs))
-        copies[id(node)] = Node(node.op, node.name, node.attrs, inputs, node.extra)
+        changed = changed or any(cast_source(src.op, i) is not None for src, i in node.inputs)
+        copy = Node(node.op, node.name, node.attrs, inputs, node.extra)
+        read_versions = _READ_VERSIONS.get(node)
+        if read_versions is not None and len(read_versions[1]) == len(inputs) and all(
+                a[0] is b[0] and a[1] == b[1] for a, b in zip(read_versions[1], node.inputs)):
+            _READ_VERSIONS[copy] = (read_versions[0], tuple(inputs))  # versions travel
+        copies[id(node)] = copy
     if not changed:
         return sym
     return Symbol([(copies[id(n)], i) for n, i in sym._heads])

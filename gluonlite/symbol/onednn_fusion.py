@@ -28,7 +28,8 @@ from collections import deque
 from ..ops.onednn_fusion_rules import Property, backend_properties
 from ..ops.registry import get_op
 from .graph import Node, topo_order, variable_node
-from .json_io import _READ_VERSIONS
+from .entry_versions import (copy_graph, input_versions, record_versions,
+                             set_input)
 from .register import parse_op_attrs
 from .subgraph import Subgraph
 
@@ -63,7 +64,7 @@ class _Graph:
         if node is None:
             self.heads[pos] = entry
         else:
-            node.inputs[pos] = entry
+            set_input(node, pos, entry)
 
     @staticmethod
     def key(slot) -> tuple:
@@ -230,6 +231,13 @@ def _create(g: _Graph, prop: Property, members: list, label: int) -> None:
             if not g.exists(src) or g.labels[g.nid[id(src)]] != label:
                 inputs.append((node, pos))
     inputs.sort(key=lambda s: g.entry_order[g.key(s)])
+    # the versions of the cut entries, read before any is cut (they stay the fused
+    # node's: MXNet's entries keep their versions; a node read without a record had
+    # versions 0), or None when no node has a record (the writer counts mutations)
+    read = {id(n): input_versions(n) for n in nodes}
+    versions = None
+    if any(v is not None for v in read.values()):
+        versions = [(read[id(n)] or [0] * len(n.inputs))[pos] for n, pos in inputs]
     orig, counts = [], {}
     for slot in inputs:  # cut: each use of an outside entry becomes a new variable
         entry = g.get(slot)
@@ -275,7 +283,11 @@ def _create(g: _Graph, prop: Property, members: list, label: int) -> None:
                 node.inputs[0], node.inputs[1] = node.inputs[1], node.inputs[0]
                 inputs = inputs[1:] + inputs[:1]
                 orig = orig[1:] + orig[:1]
+                if versions is not None:
+                    versions = versions[1:] + versions[:1]
     fused.inputs = list(orig)
+    if versions is not None:
+        record_versions(fused, versions)
     if prop.kind != "identity":
         _fresh_versions(heads)
     member_ids = {id(n) for n in nodes}
@@ -293,7 +305,7 @@ def _fresh_versions(heads: list) -> None:
     the subgraph mutates them): recorded as the JSON writer's read versions."""
     for node in topo_order(heads):
         if node.op is not None and node.op.aux_names:
-            _READ_VERSIONS[node] = ((0,) * len(node.inputs), tuple(node.inputs))
+            record_versions(node, (0,) * len(node.inputs))
 
 
 def build_subgraph(heads: list, prop: Property, node_attrs=None) -> list:
@@ -331,7 +343,7 @@ def partition_onednn(sym, quantize: bool = False, honour_disable: bool = True,
     Symbol
         A new symbol with the fused nodes.
     """
-    from .symbol import Symbol, copy_graph
+    from .symbol import Symbol
     heads = copy_graph(sym._heads)
     for prop in backend_properties(quantize):
         if honour_disable and prop.disabled:

@@ -24,7 +24,8 @@ import numpy as np
 from ..ops.quantization import (absorbs_requantize, is_dequantize, is_requantize,
                                 scale_alignment)
 from .graph import Node, topo_order
-from .symbol import Symbol, copy_graph
+from .entry_versions import copy_graph, set_inputs
+from .symbol import Symbol
 
 __all__ = ["post_quantize_onednn"]
 
@@ -87,7 +88,7 @@ def _fuse_requantize(heads: list) -> list:
     if not moved:
         return heads
     for node in order:
-        node.inputs = [moved.get((id(s), i), (s, i)) for s, i in node.inputs]
+        set_inputs(node, [moved.get((id(s), i), (s, i)) for s, i in node.inputs])
     return [moved.get((id(s), i), (s, i)) for s, i in heads]
 
 

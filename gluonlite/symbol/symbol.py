@@ -61,10 +61,13 @@ def _executor() -> list:
 
 def copy_graph(heads: list) -> list:
     """Deep-copy the nodes reachable from ``heads``; return the new head entries."""
+    from .entry_versions import carry_versions
     mapping: dict[int, Node] = {}
     for node in topo_order(heads):
-        mapping[id(node)] = Node(node.op, node.name, node.attrs,
-                                 [(mapping[id(n)], i) for n, i in node.inputs], node.extra)
+        copy = Node(node.op, node.name, node.attrs,
+                    [(mapping[id(n)], i) for n, i in node.inputs], node.extra)
+        carry_versions(copy, node, by_position=True)  # MXNet's copies keep entry versions
+        mapping[id(node)] = copy
     return [(mapping[id(n)], i) for n, i in heads]
 
 
@@ -286,9 +289,11 @@ class Symbol:
                                  f"{len(value._heads)} outputs, a single output is required")
             replace[id(node)] = value._heads[0]
         if replace:
+            from .entry_versions import set_inputs
             for node in topo_order(self._heads):
-                node.inputs = [replace.get(id(n), (n, i)) if n.op is None else (n, i)
-                               for n, i in node.inputs]
+                # the entries kept keep their versions (MXNet's compose), new ones are 0
+                set_inputs(node, [replace.get(id(n), (n, i)) if n.op is None else (n, i)
+                                  for n, i in node.inputs])
             self._heads = [replace.get(id(n), (n, i)) if n.op is None else (n, i)
                            for n, i in self._heads]
         if name:

@@ -80,13 +80,9 @@ def test_quantized_graph_matches_mxnet(key):
     assert [n[0] for n in nodes] == [n[0] for n in rec["nodes"]]
     for got, want in zip(nodes, rec["nodes"]):
         assert got[1] == want[1]
-        if got[0] == "_contrib_requantize":
-            # MXNet's oneDNN build calibrates a requantize node only when the float
-            # layer's output stays visible to its calibration monitor (not for fused
-            # FullyConnected/Convolution); gluonlite, like MXNet's non-fused flow here,
-            # leaves requantize to its run-time range
-            want = [want[0], want[1], {k: v for k, v in want[2].items()
-                                       if not k.endswith("_calib_range")}]
+        # MXNet's oneDNN build calibrates a requantize node only when the float layer's
+        # output stays visible to its calibration monitor (not for a FullyConnected or
+        # Convolution its executor fuses): gluonlite follows it
         assert got[2].keys() == want[2].keys(), (got, want)
         for k, v in want[2].items():
             if k.endswith("_calib_range"):  # printed with "%f"; float32 sums may differ
