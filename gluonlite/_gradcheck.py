@@ -146,9 +146,13 @@ def _runner(sym, location, aux_states, ctx, dtype):
                 raise ValueError(f"location is missing arguments {sorted(missing)}")
             values = {n: conv(location[n]) for n in names}
         else:
-            if len(location) != len(names):
+            # as MXNet, arrays are paired with the arguments in order and surplus
+            # arrays are ignored (MXNet's test_mkldnn passes a bias to a no_bias
+            # Deconvolution); too few leave arguments unbound, an error
+            if len(location) < len(names):
                 raise ValueError(f"location has {len(location)} arrays, the symbol has "
                                  f"arguments {names}")
+            location = list(location)[:len(names)]
             values = {n: conv(v) for n, v in zip(names, location)}
         aux_names = list(sym.list_auxiliary_states()) if hasattr(sym, "list_auxiliary_states") else []
         if aux_states is None:

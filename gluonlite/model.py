@@ -72,3 +72,12 @@ def load_checkpoint(prefix: str, epoch: int) -> tuple:
     symbol = sym.load(f"{prefix}-symbol.json")
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params
+
+
+def __getattr__(name: str):
+    # ``mx.model.FeedForward`` (deprecated in MXNet 1.x, used by MXNet's train tests);
+    # imported lazily: it builds on ``module``, which imports this file
+    if name == "FeedForward":
+        from .model_feedforward import FeedForward
+        return FeedForward
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,3 +40,24 @@ def test_numeric_gradient_of_large_linear_map_float32():
     y = mx.sym.contrib.BilinearResize2D(data, None, scale_height=5, scale_width=10,
                                         mode="odd_scale")
     check_numeric_gradient(y, [rng.uniform(size=(1, 1, 6, 6))], rtol=1e-2, atol=1e-4)
+
+
+def test_surplus_locations_are_ignored():
+    # MXNet's test_mkldnn.py::test_Deconvolution passes data, weight and bias to a
+    # Deconvolution whose no_bias defaults to True: MXNet zips and drops the bias
+    data = mx.sym.var("data")
+    y = mx.sym.Deconvolution(data=data, kernel=(3,), stride=(2,), num_filter=2)
+    rng = np.random.RandomState(0)
+    loc = [rng.normal(size=(1, 2, 4)), rng.normal(0, 0.1, size=(2, 2, 3)), np.zeros(2)]
+    check_numeric_gradient(y, loc, numeric_eps=1e-3, rtol=1e-2, atol=1e-4, dtype=np.float64)
+    check_symbolic_forward(data * 2, [np.ones(3), np.ones(4)], [np.full(3, 2.0)])
+
+
+def test_too_few_locations_raise():
+    x = mx.sym.var("x")
+    try:
+        check_symbolic_forward(x + mx.sym.var("y"), [np.ones(3)], [np.ones(3)])
+    except ValueError as err:
+        assert "location has 1 arrays" in str(err)
+    else:
+        raise AssertionError("expected ValueError")

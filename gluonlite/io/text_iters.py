@@ -110,8 +110,9 @@ class MNISTIter(BatchLoader):
                  num_parts: int = 1, part_index: int = 0, prefetch_buffer: int = 4, ctx=None,
                  dtype=None, data_name: str = "data", label_name: str = "softmax_label",
                  **kwargs):
-        if kwargs:
-            raise MXNetError(f"MNISTIter: unknown arguments {sorted(kwargs)}")
+        # MXNet's MNISTIter ignores arguments it does not know (its parameters are
+        # parsed with InitAllowUnknown): MXNet's train/test_mlp.py passes data_shape
+        del kwargs
         images = _read_idx(image, 2051).astype(np.float32) / 256
         labels = _read_idx(label, 2049).astype(np.float32)
         if len(images) != len(labels):

@@ -81,14 +81,30 @@ def _parse_float_tuple(v):
     return tuple(float(d) for d in v)
 
 
+class UnsupportedDtypeError(ValueError):
+    """A dtype gluonlite cannot compute in (bfloat16, record dtypes); its message is
+    passed on to the user."""
+
+
+_NO_BF16 = ("bfloat16 is not supported: NumPy and CuPy have no bfloat16 arithmetic "
+            "(MXNet's bfloat16 is the record dtype [('bfloat16', '<u2')] over oneDNN kernels)")
+
+
 def _parse_dtype(v):
     if v is None or (isinstance(v, str) and v.strip() in ("None", "")):
         return None
     if isinstance(v, str):
         v = v.strip().strip("'\"")
         if v == "bfloat16":
-            raise ValueError("bfloat16 is not supported as a compute dtype")
-    return np.dtype(v)
+            raise UnsupportedDtypeError(_NO_BF16)
+    dtype = np.dtype(v)
+    if dtype.kind == "V":
+        # MXNet's ``bfloat16`` (np.dtype([('bfloat16', np.uint16)])) and other records:
+        # casting to them would reinterpret values as raw integers
+        if dtype.names == ("bfloat16",):
+            raise UnsupportedDtypeError(_NO_BF16)
+        raise UnsupportedDtypeError(f"record/void dtype {dtype} is not an array dtype")
+    return dtype
 
 
 def _parse_str(v):
@@ -163,6 +179,8 @@ class Attr:
             raise MXNetError(f"Operator {op_name}: attribute '{name}' cannot be None")
         try:
             out = self.parser(value)
+        except UnsupportedDtypeError as err:
+            raise MXNetError(f"Operator {op_name}: attribute '{name}': {err}") from err
         except (ValueError, SyntaxError, TypeError) as err:
             raise MXNetError(f"Operator {op_name}: invalid value {value!r} for attribute "
                              f"'{name}' ({self.kind} expected)") from err
@@ -179,7 +197,8 @@ def format_attr(value) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, np.dtype):
-        return value.name
+        # MXNet's bfloat16 record dtype is written by its name, as MXNet does
+        return "bfloat16" if value.names == ("bfloat16",) else value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
     if isinstance(value, list):

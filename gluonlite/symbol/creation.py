@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attribute import AttrScope
+from ..base import MXNetError
 from .graph import variable_node
 from .symbol import Symbol
 
@@ -28,7 +29,17 @@ def declared_stype(attrs: dict) -> str:
 
 
 def _dtype_code(dtype) -> int:
-    name = dtype if dtype == "bfloat16" else np.dtype(dtype).name
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        name = "bfloat16"
+    else:
+        dt = np.dtype(dtype)
+        # MXNet's bfloat16 is the record dtype [('bfloat16', '<u2')]
+        name = "bfloat16" if dt.names == ("bfloat16",) else dt.name
+    if name == "bfloat16":
+        raise MXNetError("var: dtype bfloat16 is not supported: NumPy and CuPy have no "
+                         "bfloat16 arithmetic")
+    if name not in DTYPE_CODES:
+        raise MXNetError(f"var: dtype {name} has no MXNet dtype code")
     return DTYPE_CODES[name]
 
 

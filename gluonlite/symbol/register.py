@@ -26,7 +26,8 @@ def attr_string(spec, value) -> str:
     """A Python attribute value as the string MXNet's front end writes into the graph."""
     if spec is not None and spec.kind == "dtype" and value is not None \
             and not isinstance(value, str):
-        return np.dtype(value).name
+        # format_attr names MXNet's bfloat16 record dtype 'bfloat16' (as MXNet writes it)
+        return format_attr(np.dtype(value))
     return format_attr(value)
 
 

@@ -64,3 +64,12 @@ def test_getdata_returns_the_array(tmp_path):
     for batch in it:
         assert it.getdata() is batch.data[0] and it.getlabel() is batch.label[0]
         assert it.getpad() == batch.pad
+
+
+def test_mnist_ignores_unknown_arguments(tmp_path):
+    # as MXNet (InitAllowUnknown): tests/python/train/test_mlp.py passes data_shape
+    paths = write_files(str(tmp_path))
+    it = mx.io.MNISTIter(image=paths["img-idx3-ubyte"], label=paths["lbl-idx1-ubyte"],
+                         data_shape=(784,), batch_size=1, flat=True, label_name="sm_label")
+    assert it.provide_data[0].shape == (1, 784)
+    assert it.provide_label[0].name == "sm_label"

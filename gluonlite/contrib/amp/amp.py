@@ -12,11 +12,21 @@ import numpy as np
 from ... import ndarray as nd
 from ... import symbol as sym
 from ...base import MXNetError
-from ...ops import amp_lists_fp16 as lists
+from . import lists
+from .convert import (convert_bucketing_module, convert_hybrid_block,  # noqa: F401
+                      convert_model, convert_symbol)
 from .loss_scaler import LossScaler
 
 __all__ = ["init", "init_trainer", "scale_loss", "unscale", "list_lp16_ops", "list_fp32_ops",
-           "list_widest_type_cast", "list_conditional_fp32_ops"]
+           "list_lp16_fp32_ops", "list_widest_type_cast", "list_conditional_fp32_ops",
+           "list_loss_output_functions", "list_lp16_use_fp32_params", "convert_symbol",
+           "convert_model", "convert_hybrid_block", "convert_bucketing_module", "bfloat16"]
+
+#: MXNet's NumPy stand-in for bfloat16 (a 16-bit record); ``target_dtype=bfloat16``
+#: selects the bfloat16 operator lists.
+bfloat16 = np.dtype([("bfloat16", np.uint16)])
+
+_fp16 = lists.symbol_fp16
 
 _amp_initialized = False
 _loss_scaler = None
@@ -112,10 +122,10 @@ def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops
                          "gluonlite's AMP supports float16")
     _amp_initialized = True
     logging.info("Using AMP")
-    fp16 = target_precision_ops if target_precision_ops is not None else lists.FP16_FUNCS
-    fp32 = fp32_ops if fp32_ops is not None else lists.FP32_FUNCS
+    fp16 = target_precision_ops if target_precision_ops is not None else _fp16.FP16_FUNCS
+    fp32 = fp32_ops if fp32_ops is not None else _fp16.FP32_FUNCS
     conditional = conditional_fp32_ops if conditional_fp32_ops is not None \
-        else lists.CONDITIONAL_FP32_FUNCS
+        else _fp16.CONDITIONAL_FP32_FUNCS
     for module in (nd, sym):
         for name in fp16:
             _wrap(module, name, _to("float16"))
@@ -123,7 +133,7 @@ def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops
             _wrap(module, name, _to("float32"))
         for name, attr, values in conditional:
             _wrap(module, name, _conditional_fp32(attr, values))
-        for name in lists.WIDEST_TYPE_CASTS:
+        for name in _fp16.WIDEST_TYPE_CASTS:
             _wrap(module, name, _widest)
     _loss_scaler = LossScaler()
 
@@ -173,21 +183,58 @@ def unscale(optimizer_or_trainer) -> None:
     optimizer_or_trainer._scale = 1.0
 
 
+class AmpTargetError(MXNetError, AssertionError):
+    """An unknown ``target_dtype`` (MXNet checks it with ``assert``)."""
+
+
+def _lists_for(target_dtype):
+    """The operator-list module of ``target_dtype``: ``'float16'`` or ``bfloat16``."""
+    if isinstance(target_dtype, str):
+        if target_dtype == "float16":
+            return lists.symbol_fp16
+        if target_dtype == "bfloat16":
+            return lists.symbol_bf16
+    elif target_dtype is np.float16 or target_dtype == np.dtype(np.float16):
+        return lists.symbol_fp16
+    elif target_dtype == bfloat16:
+        return lists.symbol_bf16
+    raise AmpTargetError(f"amp: target_dtype {target_dtype!r} is not supported type; "
+                         "expected 'float16' or bfloat16")
+
+
 def list_lp16_ops(target_dtype="float16") -> list:
-    """Operators AMP runs in float16."""
-    return list(lists.FP16_FUNCS)
+    """Operators AMP runs in the low precision type ``target_dtype``."""
+    mod = _lists_for(target_dtype)
+    return list(mod.BF16_FUNCS if mod is lists.symbol_bf16 else mod.FP16_FUNCS)
 
 
 def list_fp32_ops(target_dtype="float16") -> list:
     """Operators AMP keeps in float32."""
-    return list(lists.FP32_FUNCS)
+    return list(_lists_for(target_dtype).FP32_FUNCS)
+
+
+def list_lp16_fp32_ops(target_dtype="float16") -> list:
+    """Operators that run in the low precision type or float32, whichever their inputs have."""
+    mod = _lists_for(target_dtype)
+    return list(mod.BF16_FP32_FUNCS if mod is lists.symbol_bf16 else mod.FP16_FP32_FUNCS)
 
 
 def list_widest_type_cast(target_dtype="float16") -> list:
     """Operators whose inputs AMP casts to their widest float type."""
-    return list(lists.WIDEST_TYPE_CASTS)
+    return list(_lists_for(target_dtype).WIDEST_TYPE_CASTS)
 
 
 def list_conditional_fp32_ops(target_dtype="float16") -> list:
     """``(operator, attribute, values)`` kept in float32 for those values."""
-    return list(lists.CONDITIONAL_FP32_FUNCS)
+    return list(_lists_for(target_dtype).CONDITIONAL_FP32_FUNCS)
+
+
+def list_loss_output_functions(target_dtype="float16") -> list:
+    """The loss-output operators (their outputs are float32 whatever their inputs)."""
+    return list(_lists_for(target_dtype).LOSS_OUTPUT_FUNCTIONS)
+
+
+def list_lp16_use_fp32_params(target_dtype="float16"):
+    """For bfloat16: operator -> inputs that stay float32 (``None`` for float16, as MXNet)."""
+    mod = _lists_for(target_dtype)
+    return dict(mod.BF16_USE_FP32_PARAMS) if mod is lists.symbol_bf16 else None

@@ -43,7 +43,7 @@ from ...symbol.inference import index_graph, infer_slots
 from ...symbol.symbol import Symbol
 
 __all__ = ["convert_symbol", "convert_model", "convert_hybrid_block",
-           "convert_bucketing_module", "list_lp16_fp32_ops"]
+           "convert_bucketing_module"]
 
 _F32 = np.dtype(np.float32)
 
@@ -56,14 +56,9 @@ class _NotHybridizedError(MXNetError, RuntimeError):
     """``convert_hybrid_block`` on a block without a graph (MXNet: ``RuntimeError``)."""
 
 
-def list_lp16_fp32_ops(target_dtype="float16") -> list:
-    """Operators that run in float16 or float32, whichever their inputs have."""
-    _check_target(target_dtype)
-    return list(lists.FP16_FP32_FUNCS)
-
-
 def _check_target(target_dtype) -> np.dtype:
-    if isinstance(target_dtype, str) and target_dtype == "bfloat16":
+    if (isinstance(target_dtype, str) and target_dtype == "bfloat16") or (
+            isinstance(target_dtype, np.dtype) and target_dtype.names == ("bfloat16",)):
         raise MXNetError("amp: target_dtype 'bfloat16' is not supported; gluonlite's AMP "
                          "converts to float16 (NumPy and CuPy have no bfloat16)")
     try:
