@@ -6,7 +6,6 @@ One difference is normalized: MXNet's oneDNN relu gives ``-0.0`` for negative in
 a calibrated minimum it prints as ``-0.000000`` is ``0.000000`` here (the same range).
 """
 import json
-import os
 import warnings
 
 import numpy as np
@@ -16,15 +15,14 @@ import gluonlite as mx
 from gluonlite.contrib import quantization as q
 from gluonlite.symbol.onednn_post_quantize import post_quantize_onednn
 
-HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures")
-DATA = dict(np.load(os.path.join(HERE, "onednn_quantize.npz")))
+from .onednn_util import fixture_params, load_fixture, op_nodes
+
+DATA = load_fixture("onednn_quantize.npz")
 CASES = sorted({k.split("/")[0] for k in DATA})
 
 
 def _params(case, kind):
-    prefix = f"{case}/{kind}:"
-    return {k[len(prefix):]: mx.nd.array(v, dtype=v.dtype) for k, v in DATA.items()
-            if k.startswith(prefix)}
+    return fixture_params(DATA, case, kind)
 
 
 def _meta(case):
@@ -32,17 +30,7 @@ def _meta(case):
 
 
 def _graph(text):
-    """Operator nodes as (op, name, attributes, inputs), MXNet's ``-0.000000`` as 0."""
-    nodes = json.loads(text)["nodes"]
-    out = []
-    for n in nodes:
-        if n["op"] == "null":
-            continue
-        attrs = {k: ("0.000000" if v == "-0.000000" else v)
-                 for k, v in (n.get("attrs") or {}).items() if not k.startswith("__")}
-        out.append((n["op"], n["name"], attrs,
-                    [f"{nodes[i]['name']}:{k}" for i, k, _ in n["inputs"]]))
-    return out
+    return op_nodes(json.loads(text))
 
 
 def _calib_iter(case):

@@ -7,7 +7,6 @@ The graphs are compared through :func:`gluonlite.symbol.json_io.to_dict`, the wr
 itself (``tojson`` also drops AMP casts first).
 """
 import json
-import os
 
 import numpy as np
 import pytest
@@ -16,30 +15,17 @@ import gluonlite as mx
 from gluonlite.contrib import quantization as q
 from gluonlite.symbol.json_io import to_dict
 
-HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures")
-DATA = dict(np.load(os.path.join(HERE, "onednn_quantize_sweep.npz")))
+from .onednn_util import fixture_params, load_fixture, op_nodes
+
+DATA = load_fixture("onednn_quantize_sweep.npz")
 CASES = sorted({k.split("/")[0] for k in DATA})
 
 
 def _params(case, kind):
-    prefix = f"{case}/{kind}:"
-    return {k[len(prefix):]: mx.nd.array(v, dtype=v.dtype) for k, v in DATA.items()
-            if k.startswith(prefix)}
+    return fixture_params(DATA, case, kind)
 
 
-def _nodes(graph):
-    """Operator nodes as (op, name, attributes, inputs with versions); MXNet's
-    ``-0.000000`` as ``0.000000``."""
-    nodes = graph["nodes"]
-    out = []
-    for n in nodes:
-        if n["op"] == "null":
-            continue
-        attrs = {k: ("0.000000" if v == "-0.000000" else v)
-                 for k, v in (n.get("attrs") or {}).items() if not k.startswith("__")}
-        out.append((n["op"], n["name"], attrs,
-                    [f"{nodes[i]['name']}:{k}:v{v}" for i, k, v in n["inputs"]]))
-    return out
+_nodes = op_nodes
 
 
 def _quantized(case):
