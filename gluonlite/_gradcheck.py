@@ -261,7 +261,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     # MXNet's projection: positive weights in [0.1, 1.1) (its tolerances are set for it:
     # with mixed signs a gradient can cancel to near zero, where the finite difference's
     # float32 rounding exceeds ``atol``)
-    projections = [rng.rand(*o.shape) + 0.1 for o in outs]
+    projections = [np.asarray(rng.rand(*o.shape) + 0.1) for o in outs]  # 0-d outputs too
     reqs = {n: ("write" if n in check else "null") for n in names}
     analytic = runner.backward(values, [p.astype(np.float64) for p in projections], reqs, {},
                                use_forward_train)

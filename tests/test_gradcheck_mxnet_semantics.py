@@ -61,3 +61,13 @@ def test_too_few_locations_raise():
         assert "location has 1 arrays" in str(err)
     else:
         raise AssertionError("expected ValueError")
+
+
+def test_numeric_gradient_of_a_zero_dim_output():
+    """A NumPy-semantics reduction to a 0-d output (MXNet's test_numpy_op checks
+    np.sum(x) this way)."""
+    from gluonlite.test_utils import check_numeric_gradient
+    with mx.util.np_shape(True):
+        x = mx.sym.var("x")
+        check_numeric_gradient(mx.sym.sum(x), [np.random.rand(3, 4).astype(np.float32)],
+                               numeric_eps=1e-3, rtol=1e-2, atol=1e-3)
