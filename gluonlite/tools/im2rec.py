@@ -36,6 +36,7 @@ import traceback
 from typing import Iterator, Optional, Sequence
 
 from .. import recordio
+from ..base import write_atomically
 from ._im2rec_image import crop_center_square, encode_image, read_image, resize_shorter
 
 __all__ = ["list_image", "write_list", "make_list", "read_list", "image_encode",
@@ -71,17 +72,6 @@ def list_image(root: str, recursive: bool, exts: Sequence[str]) -> Iterator[tupl
         print(os.path.relpath(path, root), label)
 
 
-def _write_text_atomically(path: str, text: str) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def write_list(path_out: str, image_list: Sequence) -> None:
     """Write ``(index, path, label, ...)`` items as ``.lst`` lines:
     ``index<TAB>label<TAB>...<TAB>path`` with labels as ``%f``."""
@@ -89,7 +79,7 @@ def write_list(path_out: str, image_list: Sequence) -> None:
     for item in image_list:
         labels = "".join("%f\t" % label for label in item[2:])
         lines.append("%d\t%s%s\n" % (item[0], labels, item[1]))
-    _write_text_atomically(path_out, "".join(lines))
+    write_atomically(path_out, "".join(lines).encode("utf-8"))
 
 
 def make_list(args: argparse.Namespace) -> None:
