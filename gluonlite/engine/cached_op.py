@@ -34,6 +34,16 @@ def _nd_class():
 _BOOL_FLAGS = ("static_alloc", "static_shape", "debug", "monitor_all")
 
 
+def _versions(plan: ForwardPlan, inputs: Sequence) -> dict:
+    """Per versioned input slot of ``plan``: its storage record and write version (the
+    record is created here, so that every later in-place write of the array bumps it)."""
+    out = {}
+    for s in plan.versioned_slots:
+        chunk = inputs[s]._get_chunk()
+        out[s] = (chunk, chunk.version)
+    return out
+
+
 def _parse_flags(flags) -> dict:
     if flags is None:
         return {}
@@ -265,12 +275,13 @@ class CachedOp:
         plan = self._plan(datas, ctx, _state.training, mask)
         if mask is not None and self._inline and not plan.scalar_heads:
             return self._call_inline(inputs, out)
+        versions = _versions(plan, inputs) if plan.versioned_slots else None
         if ctx.device_typeid == 2:
             with ctx.device():
-                heads, saved = plan.run(datas, mask is not None)
+                heads, saved = plan.run(datas, mask is not None, versions)
         else:
-            heads, saved = plan.run(datas, mask is not None)
-        for i in self._info.aux_inputs:
+            heads, saved = plan.run(datas, mask is not None, versions)
+        for i in plan.written_aux:
             inputs[i]._bump()
         nd = _NDArray or _nd_class()
         if plan.head_ctxs is not None:
@@ -366,12 +377,13 @@ class CachedOp:
         mask = self._grad_mask(need_grad)
         datas = [x._data for x in inputs]
         plan = self._plan(datas, ctx, bool(is_train), mask)
+        versions = _versions(plan, inputs) if plan.versioned_slots else None
         if ctx.device_typeid == 2:
             with ctx.device():
-                heads, saved = plan.run(datas, mask is not None)
+                heads, saved = plan.run(datas, mask is not None, versions)
         else:
-            heads, saved = plan.run(datas, mask is not None)
-        for i in self._info.aux_inputs:
+            heads, saved = plan.run(datas, mask is not None, versions)
+        for i in plan.written_aux:
             inputs[i]._bump()
         input_ctxs = [x._ctx for x in inputs] if plan.head_ctxs is not None else None
         state = None if mask is None else CachedOpCall(plan, saved, input_ctxs)

@@ -120,6 +120,27 @@ def _keeping_state(forward: Callable, norm: bool) -> Callable:
     return step
 
 
+def _preparing(forward: Callable, prepare: Callable, positions: tuple, slots: tuple,
+               plan: "ForwardPlan") -> Callable:
+    """The step function of an operator with ``prepare`` whose prepared inputs are the
+    plan's own inputs (``slots``): the prepared object is kept while those inputs are
+    the same arrays at the same write versions (:meth:`ForwardPlan.run`'s ``versions``);
+    without versions every call prepares afresh (inside ``forward``)."""
+    memo: list = [None, None]   # (key, prepared); the key holds the storage records
+
+    def step(oc, attrs, ins, out):
+        versions = plan.versions
+        if versions is None:
+            return forward(oc, attrs, ins, out)
+        key = tuple([versions[s] for s in slots])
+        if memo[0] != key:
+            memo[1] = None   # drop the old object before building the new one
+            memo[1] = prepare(oc, attrs, ins)
+            memo[0] = key
+        return forward(oc, attrs, ins, out, prepared=memo[1])
+    return step
+
+
 class ForwardPlan:
     """Compiled forward (and, when gradients are wanted, backward) of one signature.
 
@@ -186,15 +207,26 @@ class ForwardPlan:
         self.planned = planned
         # hot-loop steps: (forward, attrs, input slots, output slots, normalize results)
         state_slots = self.backward_plan.state_slots if self.backward_plan is not None else {}
+        # inputs whose write versions the caller passes to run (prepared steps read them)
+        self.versioned_slots: set | tuple = set()
+        self.versions = None
         steps = []
         for k, u in enumerate(units):
             norm = not planned[k] or bool(getattr(u.op, "random", False))
+            slots = () if k in state_slots else self._prepared_slots(u, n_in)
             if k in state_slots:
                 steps.append((_keeping_state(u.op.forward, norm), u.attrs, u.ins,
                               u.outs + (state_slots[k],), False))
+            elif slots:
+                positions = tuple(u.op.prepared_inputs(u.attrs))
+                steps.append((_preparing(u.op.forward, u.op.prepare, positions, slots, self),
+                              u.attrs, u.ins, u.outs, norm))
+                self.versioned_slots.update(slots)
             else:
                 steps.append((u.op.forward, u.attrs, u.ins, u.outs, norm))
         self.steps = tuple(steps)
+        self.versioned_slots = tuple(sorted(self.versioned_slots))
+        self.written_aux = self._written_aux(units, info, oc.is_train)
         self.n_inputs = n_in
         self.heads = tuple(info.heads)
         # heads inferred 0-d (mx.np reductions): the steps hold them as (1,), as MXNet's
@@ -223,6 +255,32 @@ class ForwardPlan:
         self._graph_drops = 0
         if self.backward_plan is not None:
             self.saved_slots = tuple(self.backward_plan.saved_slots)
+
+    @staticmethod
+    def _written_aux(units, info, is_train: bool) -> tuple:
+        """The graph's auxiliary inputs that some step may write in this plan's mode (the
+        caller bumps their versions after a run): those read by a unit whose operator
+        does not declare, through ``mutates_aux``, that it leaves them alone."""
+        aux = set(info.aux_inputs)
+        if not aux:
+            return ()
+        written = set()
+        for u in units:
+            mutates = getattr(u.op, "mutates_aux", None)
+            if mutates is not None and not mutates(u.attrs, is_train):
+                continue
+            written.update(s for s in u.ins if s in aux)
+        return tuple(sorted(written))
+
+    @staticmethod
+    def _prepared_slots(unit, n_in: int) -> tuple:
+        """The plan-input slots feeding ``unit``'s prepared inputs, or ``()`` where the
+        unit prepares nothing or a prepared input is computed inside the graph."""
+        positions = getattr(unit.op, "prepared_inputs", None)
+        if positions is None or getattr(unit.op, "prepare", None) is None:
+            return ()
+        slots = tuple(unit.ins[p] for p in positions(unit.attrs))
+        return slots if slots and all(s < n_in for s in slots) else ()
 
     # -- buffers --------------------------------------------------------------------
     def _allocate(self):
@@ -271,14 +329,19 @@ class ForwardPlan:
         return total
 
     # -- running --------------------------------------------------------------------
-    def run(self, datas: Sequence, keep: bool = False):
+    def run(self, datas: Sequence, keep: bool = False, versions: dict | None = None):
         """Run forward on raw input arrays.
+
+        ``versions`` maps each slot of :attr:`versioned_slots` to a token that changes
+        whenever that input's values may have (its storage record and write version):
+        prepared steps keep their work while the tokens stay; ``None`` prepares afresh.
 
         Returns
         -------
         (list, list or None)
             The head arrays, and with ``keep`` the saved entries backward needs.
         """
+        self.versions = versions
         if self._graph_ok and not keep and not self._busy and profiler is None:
             heads = self._run_graph(datas)
             if heads is not None:

@@ -10,12 +10,17 @@ MXNet 1.9.1's CPU build (oneDNN) uses two sets of constants, and so do we:
   GEMM/convolution when their int8 bias is rescaled to int32.
 
 Scales are computed in float32, like MXNet's kernels, and rounding is NumPy's
-round-half-to-even (oneDNN's default).  Integer GEMMs run in float64, which holds every
-int8 x int8 sum of fewer than 2**37 terms exactly.
+round-half-to-even (oneDNN's default).  Integer GEMMs run in float32 where no partial
+sum can reach 2**24 (bounded from the operands' values), else in float64, which holds
+every int8 x int8 sum of fewer than 2**37 terms exactly.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from .common import to_host
 
 INT32_MAX = 2147483647
 LEVELS = {"int8": 127.0, "uint8": 255.0}
@@ -105,23 +110,61 @@ def to_int32(xp, acc):
     return xp.clip(acc, -INT32_MAX - 1, INT32_MAX).astype(np.int32)
 
 
-def exact_float(xp, a, b, terms: int):
-    """The cheapest float dtype whose GEMM sums ``terms`` products of ``a``'s and ``b``'s
-    integer values exactly: float32 when every partial sum stays under ``2**24`` (checked
-    on the values, not the types: activations rarely reach their type's limit), else
-    float64 (exact up to ``2**53``)."""
+def exact_dtype(bound: float):
+    """float32 when no partial sum can reach ``2**24`` in magnitude (every integer below
+    is a float32, so a sum of integer products in any order is exact), else float64."""
+    return np.float32 if bound < _F32_EXACT else np.float64
+
+
+_F32_EXACT = float(1 << 24)
+
+
+def channel_top(xp, x, axis: int) -> np.ndarray:
+    """The largest magnitude of an integer array along every index of ``axis`` (over
+    all other axes), as float64 on the host: what one input channel can contribute.
+    Reduced over the contiguous trailing axes first (NumPy's fast path), then the
+    leading ones."""
+    axis %= x.ndim
+    rows = x.reshape(math.prod(x.shape[:axis]), x.shape[axis], -1)
+
+    def reduce(fn):
+        return fn(fn(rows, axis=2), axis=0).astype(np.float64)
+    hi = reduce(xp.max)
+    if np.dtype(x.dtype).kind == "u":
+        return to_host(hi)
+    return to_host(xp.maximum(hi, -reduce(xp.min)))
+
+
+def sum_bound(top: np.ndarray, abs_rows) -> float:
+    """The largest magnitude any partial sum of a product can reach: per output row of
+    ``abs_rows`` (``|weights|`` as ``(groups, outputs per group, inputs per group)``),
+    the sum over its inputs of the weight times the largest magnitude that input takes
+    (``top``, ``(groups * inputs per group,)``).  Every partial sum, in whatever order a
+    GEMM adds, is a sub-sum of that."""
+    if not abs_rows.size:
+        return 0.0
+    groups = abs_rows.shape[0]
+    rows = to_host(abs_rows).astype(np.float64, copy=False)
+    return float(np.matmul(rows, top.reshape(groups, -1, 1)).max())
+
+
+def matmul_exact_dtype(xp, a, b):
+    """:func:`exact_dtype` for ``a @ b`` (integer arrays, ``b`` of shape ``(..., K, N)``)
+    from the largest magnitude of ``a`` per column ``k`` and ``|b|``."""
     if not a.size or not b.size:
         return np.float64
-    def top(x):  # not abs(): int8's -128 has no int8 absolute value
-        return max(-int(x.min()), int(x.max()))
-    bound = terms * top(a) * top(b)
-    return np.float32 if bound < 1 << 24 else np.float64
+    top = channel_top(xp, a, -1)
+    # |b| summed against top per column: a small float64 product on the host
+    absb = xp.abs(b.astype(np.float32, copy=False)).reshape(-1, b.shape[-2], b.shape[-1])
+    weighted = xp.matmul(xp.asarray(top, dtype=np.float32), absb)
+    # float32 rounding of that product is relative 2**-24 per term: a margin covers it
+    return exact_dtype(float(to_host(weighted).max()) * (1 + b.shape[-2] * 2.0 ** -22))
 
 
 def int_matmul(xp, a, b):
     """``a @ b`` of integer arrays, exactly, through float32 or float64 BLAS."""
-    dtype = exact_float(xp, a, b, a.shape[-1])
-    return xp.matmul(a.astype(dtype), b.astype(dtype))
+    dtype = matmul_exact_dtype(xp, a, b)
+    return xp.matmul(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
 
 
 def entropy_threshold(hist, edges, num_quantized_bins: int):

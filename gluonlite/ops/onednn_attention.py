@@ -63,7 +63,8 @@ def _finish(oc, attrs, acc, oscale, lo: float, hi: float, out):
     if oscale is None:
         y = qm.to_int32(oc.xp, oc.xp.rint(acc))
     else:
-        y = q8.finish(oc.xp, acc, None, None, lambda v: v * f32(oscale), _out_kind(attrs))
+        y = q8.finish(oc.xp, acc, None, None, [lambda v: v * f32(oscale)],
+                      _out_kind(attrs))
     if attrs.enable_float_output:
         return _write([y], out)
     lo_a, hi_a = qm.range_arrays(oc.xp, lo, hi)

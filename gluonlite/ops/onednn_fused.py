@@ -27,12 +27,14 @@ name, attributes)`` in topological order) and ``aux_positions()``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _onednn_int8 as q8
 from . import _quantized_math as qm
 from .attrs import Attr
-from .common import fail
+from .common import fail, to_host
 from .control_flow import _finish_grads, _merge, _subgraphs, _write
 from .quantized_common import CALIB_ATTRS, F32
 from .registry import OpAttrs, OpDef, get_op, register
@@ -81,7 +83,7 @@ def _act_fn(oc, act, alpha_scale=f32(1)):
     name, a = act
     xp = oc.xp
     if name == "Activation" and a.act_type == "relu":
-        return lambda y: xp.maximum(y, f32(0))
+        return lambda y: q8.relu_in_place(xp, y)  # y: the node's own scratch
     if name == "LeakyReLU" and a.act_type == "leaky":
         slope = f32(a.slope)
         return lambda y: xp.where(y > 0, y, y * slope)
@@ -92,14 +94,9 @@ def _act_fn(oc, act, alpha_scale=f32(1)):
     return lambda y: op.forward(oc, a, [y], None)[0].astype(f32)
 
 
-def _chain(*fns):
-    fns = [f for f in fns if f is not None]
-
-    def run(y):
-        for f in fns:
-            y = f(y)
-        return y
-    return run
+def _chain(*fns) -> list:
+    """The post-ops for :func:`~._onednn_int8.finish` (those given)."""
+    return [f for f in fns if f is not None]
 
 
 # -- the float fusion: run the subgraph ------------------------------------------------
@@ -111,11 +108,15 @@ def _float_forward(oc, attrs, op, inputs, out, keep_state):
 
 def fused_forward(op: str, quantized):
     """``forward`` of a fused node: the subgraph when float, ``quantized(oc, attrs,
-    inputs, out)`` when INT8 (no state: there is no gradient to keep it for)."""
-    def forward(oc, attrs, inputs, out, keep_state: bool = False):
+    inputs, out)`` when INT8 (no state: there is no gradient to keep it for; an
+    operator with ``prepare`` gets its prepared weights as ``prepared``)."""
+    def forward(oc, attrs, inputs, out, keep_state: bool = False, prepared=None):
         if not attrs.quantized:
             return _float_forward(oc, attrs, op, inputs, out, keep_state)
-        results = quantized(oc, attrs, inputs, out)
+        if prepared is None:
+            results = quantized(oc, attrs, inputs, out)
+        else:
+            results = quantized(oc, attrs, inputs, out, prepared=prepared)
         return (results, None) if keep_state else results
     return forward
 
@@ -198,7 +199,29 @@ def _conv_out_kind(attrs, nodes) -> str:
     return "int8"
 
 
-def _quantized_conv(oc, attrs, inputs, out):
+_CONV_WEIGHTS = ("weight", "bias", "gamma", "beta", "mean", "var")
+
+
+def _conv_prepared_inputs(attrs) -> tuple:
+    """A quantized node's weight, bias and BatchNorm parameters (positions)."""
+    if not attrs.quantized:
+        return ()
+    return tuple(i for i, n in enumerate(_conv_inputs(attrs)) if n in _CONV_WEIGHTS)
+
+
+def _prepare_conv(oc, attrs, inputs) -> q8.PreparedWeights:
+    """The weight with the BatchNorm folded in, and what comes from it alone."""
+    lay = _conv_layout(attrs)
+    x = dict(zip(lay["names"], inputs))
+    weight, bias = x["weight"], x.get("bias")
+    if attrs.with_bn:
+        bn = _find(lay["nodes"], "BatchNorm")
+        weight, bias = q8.fold_batch_norm(oc.xp, weight, bias, x["gamma"], x["beta"],
+                                          x["mean"], x["var"], bn.eps, bn.fix_gamma)
+    return q8.PreparedWeights(oc.xp, weight, bias)
+
+
+def _quantized_conv(oc, attrs, inputs, out, prepared=None):
     xp = oc.xp
     lay = _conv_layout(attrs)
     names, nodes, conv_attrs = lay["names"], lay["nodes"], lay["conv"]
@@ -210,21 +233,21 @@ def _quantized_conv(oc, attrs, inputs, out):
     d_kind = qm.kind(data.dtype)
     if d_lo < 0 and d_kind != "int8":
         fail(_CONV, "expects int8 data when data_min < 0", data.shape)
-    weight, bias = x["weight"].astype(f32), x.get("bias")
-    if attrs.with_bn:
-        bn = _find(nodes, "BatchNorm")
-        weight, bias = q8.fold_batch_norm(xp, weight, bias, x["gamma"], x["beta"], x["mean"],
-                                          x["var"], bn.eps, bn.fix_gamma)
+    if prepared is None:
+        prepared = _prepare_conv(oc, attrs, inputs)
     calib = attrs.min_calib_range is not None and attrs.max_calib_range is not None
     d_scale = q8.quantize_scale(d_kind, d_lo, d_hi)
-    w_scales, w_range = q8.weight_scales(xp, weight, bias, d_scale, channelwise=calib)
-    shape_w = (-1,) + (1,) * (weight.ndim - 1)
-    w_q = q8.reorder(xp, weight, w_scales.reshape(shape_w), "int8")
+    w_scales, w_range = prepared.scales(d_scale, channelwise=calib)
+    w_q, memo = prepared.levels(xp, w_scales)
+    bias = prepared.bias
     b_q = None if bias is None else q8.reorder(xp, bias, w_scales * d_scale, "int32")
     conv = get_op("Convolution")
     cattrs = conv.parse_attrs(dict(conv_attrs._given, no_bias=True))
-    dtype = qm.exact_float(xp, data, w_q, int(np.prod(w_q.shape[1:])))
-    acc = conv.forward(oc, cattrs, [data.astype(dtype), w_q.astype(dtype)], None)[0]
+    if "abs_rows" not in memo:   # float64 on the host: the bound's few numbers per call
+        memo["abs_rows"] = to_host(_conv_abs_rows(xp, w_q, cattrs)).astype(np.float64)
+    dtype = _conv_exact_dtype(xp, data, memo["abs_rows"], cattrs)
+    acc = conv.forward(oc, cattrs, [data.astype(dtype), w_q.astype(dtype, copy=False)],
+                       None)[0]
     out_kind = _conv_out_kind(attrs, nodes)
     act, post = _conv_acts(attrs, nodes)
     if calib:
@@ -245,9 +268,7 @@ def _quantized_conv(oc, attrs, inputs, out):
         s = x["sum"]
         s_scale = q8.quantize_scale(qm.kind(s.dtype), qm.scalar(xp, x["sum_min"]),
                                     qm.scalar(xp, x["sum_max"]))
-        prev = s.astype(np.float64)
-        sum_scale = f32(out_scale / s_scale)
-        sum_fn = q8.fused_multiply_add(prev, sum_scale)
+        sum_fn = q8.Residual(s, f32(out_scale / s_scale))
         if out_kind != "int32":
             dst_kind = qm.kind(s.dtype)
     post_fn = _act_fn(oc, post) if post is not None else None
@@ -259,6 +280,35 @@ def _quantized_conv(oc, attrs, inputs, out):
         y = y.view(np.dtype(out_kind))
     lo_a, hi_a = qm.range_arrays(xp, lo, hi)
     return _write([y, lo_a, hi_a], out)
+
+
+def _channel_axis(cattrs) -> int:
+    layout = cattrs.layout or "NC"
+    return 1 if layout.startswith("NC") else -1
+
+
+def _conv_abs_rows(xp, w_q, cattrs):
+    """``|weight|`` summed over the kernel: ``(groups, outputs per group, inputs per
+    group)``, for :func:`_conv_exact_dtype`."""
+    groups, n_out = int(cattrs.num_group), w_q.shape[0]
+    w_abs = xp.abs(w_q)
+    if _channel_axis(cattrs) == 1:   # weight (O, I/g, *kernel): a GEMV over the taps
+        taps = math.prod(w_q.shape[2:])
+        rows = w_abs if taps == 1 else w_abs.reshape(-1, taps) @ xp.ones(taps, w_abs.dtype)
+    else:                            # channel-last: (O, *kernel, I/g)
+        rows = w_abs.reshape(n_out, -1, w_q.shape[-1]).sum(axis=1)
+    return rows.reshape(groups, n_out // groups, -1)
+
+
+def _conv_exact_dtype(xp, data, abs_rows, cattrs):
+    """float32 where the convolution of these integer values is exact in float32 (no
+    output's partial sum can reach ``2**24``), else float64.  The bound, per output
+    channel: its weights' magnitudes summed over the kernel (``abs_rows``), times the
+    largest magnitude of each input channel of the data (its group's channels)."""
+    if not data.size or not abs_rows.size:
+        return np.float64
+    top = qm.channel_top(xp, data, _channel_axis(cattrs))
+    return qm.exact_dtype(qm.sum_bound(top, abs_rows))
 
 
 def _conv_infer_type(op, attrs, in_dtypes):
@@ -296,6 +346,8 @@ _COMMON = dict(saved_state=True, capturable=False, backward_uses=("inputs",),
 
 SG_CONV = register(_FusedOpDef(
     _CONV, fused_forward(_CONV, _quantized_conv), backward=_backward(_CONV),
+    prepare=_prepare_conv, prepared_inputs=_conv_prepared_inputs,
+    mutates_aux=lambda attrs, is_train: is_train and not attrs.quantized,
     attrs={"with_bn": Attr("bool", False), "with_act": Attr("bool", False),
            "with_sum": Attr("bool", False), "with_postsum_act": Attr("bool", False),
            "with_relu": Attr("bool", False), "with_postsum_relu": Attr("bool", False),
@@ -367,7 +419,7 @@ def _quantized_fc(oc, attrs, inputs, out):
             fail(_FC, "channel-wise quantization needs a calibrated output range or "
                       "enable_float_output", data.shape)
         w_scales, w_range = q8.weight_scales(xp, weight, bias, d_scale, channelwise=True)
-        w_q = q8.reorder(xp, weight, w_scales.reshape(-1, 1), "int8")
+        w_q = q8.quantize_weight(xp, weight, w_scales.reshape(-1, 1))
         b_q = None if bias is None else q8.reorder(xp, bias, w_scales * d_scale, "int32")
     else:
         if weight.dtype != np.int8:

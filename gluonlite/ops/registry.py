@@ -202,6 +202,22 @@ class OpDef:
     zero_dim_outputs : bool
         The outputs are 0-d arrays even outside NumPy shape semantics
         (``_contrib_allclose``), where other operators' 0-d results become shape ``(1,)``.
+    prepare : callable, optional
+        ``f(oc, attrs, inputs) -> object``: work that depends only on the inputs at the
+        positions ``prepared_inputs(attrs)`` gives (weights, as MXNet's oneDNN INT8
+        nodes quantize theirs once), which ``forward`` then takes as the keyword
+        ``prepared``.  A CachedOp whose graph feeds those positions from its own inputs
+        (parameters) keeps the object while those arrays are the same and unchanged
+        (their in-place write versions, as MXNet's kernels compare); elsewhere
+        ``forward`` is called without it and prepares on every call.
+    prepared_inputs : callable, optional
+        ``f(attrs) -> tuple of int``: the input positions ``prepare`` reads; ``()``
+        where a call prepares nothing (a float fused node).
+    mutates_aux : callable, optional
+        ``f(attrs, is_train) -> bool``: whether a call writes its auxiliary inputs (by
+        default always, for operators with any).  A CachedOp counts a write (a version
+        bump) only for the auxiliary states of steps that may write them, so that, say,
+        a quantized fused node's BatchNorm statistics stay unchanged in inference.
     """
 
     def __init__(self, name: str, forward: Callable, *, backward: Callable | None = None,
@@ -230,8 +246,13 @@ class OpDef:
                  num_subgraphs: int = 0, listed_inputs: bool = True,
                  variadic_input: str = "data",
                  out_grads_read: Sequence[bool] | Callable | None = None,
-                 zero_dim_outputs: bool = False):
+                 zero_dim_outputs: bool = False, prepare: Callable | None = None,
+                 prepared_inputs: Callable | None = None,
+                 mutates_aux: Callable | None = None):
         self.name = name
+        self.mutates_aux = mutates_aux
+        self.prepare = prepare
+        self.prepared_inputs = prepared_inputs
         self.variadic_input = variadic_input
         self.out_grads_read = out_grads_read
         self.zero_dim_outputs = zero_dim_outputs

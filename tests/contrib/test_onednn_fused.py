@@ -164,9 +164,9 @@ def test_integer_gemm_stays_exact_past_float32s_range():
     b = np.full((1001, 3), 127, dtype=np.int8)
     b[0, 1] = -128  # int8's -128 has no int8 absolute value: the bound must still see it
     want = a.astype(np.int64) @ b.astype(np.int64)
-    assert qm.exact_float(np, a, b, 1001) == np.float64
+    assert qm.matmul_exact_dtype(np, a, b) == np.float64
     np.testing.assert_array_equal(qm.int_matmul(np, a, b), want)
     small = np.full((2, 3), -128, dtype=np.int8)
-    assert qm.exact_float(np, small, small.T, 3) == np.float32
+    assert qm.matmul_exact_dtype(np, small, small.T) == np.float32
     np.testing.assert_array_equal(qm.int_matmul(np, small, small.T),
                                   small.astype(np.int64) @ small.T.astype(np.int64))

@@ -1,0 +1,166 @@
+"""The INT8 fused nodes' fast paths keep MXNet's numbers: the float32 GEMM bound taken
+from the operands' values per channel, and the quantized weights kept between calls
+while the parameters are unchanged (``OpDef.prepare``; MXNet's nodes compare their
+weights' versions the same way).  Fixtures: ``tests/fixtures/onednn_fused.npz``."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import gluonlite as mx
+from gluonlite.ops import _quantized_math as qm
+from gluonlite.ops.onednn_fused import _conv_abs_rows, _conv_exact_dtype
+from gluonlite.ops.registry import get_op
+
+from .onednn_util import fixture_params, load_fixture
+
+DATA = load_fixture("onednn_fused.npz")
+
+
+# -- the float32 bound ----------------------------------------------------------------
+def test_gemm_bound_reads_each_columns_largest_magnitude():
+    """Only one column of the data reaches 255: the per-column bound keeps float32
+    where a bound from the largest value alone (2000 x 255 x 127 > 2**24) would not."""
+    a = np.full((4, 2000), 3, dtype=np.uint8)
+    a[:, 7] = 255
+    b = np.full((2000, 5), -127, dtype=np.int8)
+    assert 2000 * 255 * 127 >= 1 << 24
+    assert qm.matmul_exact_dtype(np, a, b) == np.float32
+    np.testing.assert_array_equal(qm.int_matmul(np, a, b),
+                                  a.astype(np.int64) @ b.astype(np.int64))
+
+
+def test_channel_top_of_signed_data_sees_minus_128():
+    x = np.zeros((2, 3, 4, 4), dtype=np.int8)
+    x[1, 2, 3, 0] = -128
+    x[0, 0, 1, 1] = 5
+    np.testing.assert_array_equal(qm.channel_top(np, x, 1), [5, 0, 128])
+    np.testing.assert_array_equal(qm.channel_top(np, x.transpose(0, 2, 3, 1), -1),
+                                  [5, 0, 128])
+
+
+@pytest.mark.parametrize("groups", [1, 2, 4])
+def test_conv_bound_covers_every_output_and_chooses_the_dtype(groups):
+    """The bound is at least the largest sum of |data| * |weight| any output reaches
+    (computed here by a float64 convolution of the magnitudes), and float32 is chosen
+    exactly when the bound is under 2**24."""
+    rng = np.random.RandomState(groups)
+    data = rng.randint(0, 256, (2, 8, 6, 6)).astype(np.uint8)
+    data[:, 3] = rng.randint(0, 4, (2, 6, 6))     # a quiet channel: a smaller bound
+    w = rng.randint(-128, 128, (8, 8 // groups, 3, 3)).astype(np.float32)
+    conv = get_op("Convolution")
+    cattrs = conv.parse_attrs(dict(kernel=(3, 3), num_filter=8, num_group=groups,
+                                   no_bias=True, pad=(1, 1)))
+    abs_rows = _conv_abs_rows(np, w, cattrs)
+    top = qm.channel_top(np, data, 1)
+    bound = qm.sum_bound(top, abs_rows)
+    sums = conv.forward(_oc(), cattrs,
+                        [data.astype(np.float64), np.abs(w).astype(np.float64)], None)[0]
+    assert sums.max() <= bound
+    # the bound by its definition, channel by channel
+    per_group = 8 // groups
+    want = max(sum(top[(o // per_group) * per_group + i] * np.abs(w[o, i]).sum()
+                   for i in range(per_group)) for o in range(8))
+    assert bound == pytest.approx(want, rel=1e-12)
+    assert _conv_exact_dtype(np, data, abs_rows, cattrs) == np.float32
+    big = np.broadcast_to(w[:, :, :1, :1] * 0 + 127, (8, 8 // groups, 40, 40))
+    big_rows = _conv_abs_rows(np, np.ascontiguousarray(big), cattrs)
+    full = np.full((1, 8, 40, 40), 255, dtype=np.uint8)
+    assert qm.sum_bound(qm.channel_top(np, full, 1), big_rows) >= 1 << 24
+    assert _conv_exact_dtype(np, full, big_rows, cattrs) == np.float64
+
+
+def _oc():
+    from gluonlite.ops.op_context import OpContext
+    return OpContext(np, False, mx.cpu())
+
+
+# -- the prepared weights ---------------------------------------------------------------
+def _imported(case, tmp_path, name="net"):
+    prefix = str(tmp_path / name)
+    with open(prefix + "-symbol.json", "w") as fh:
+        fh.write(str(DATA[f"{case}/json"]))
+    params = {f"arg:{k}": v for k, v in fixture_params(DATA, case, "arg").items()}
+    params.update({f"aux:{k}": v for k, v in fixture_params(DATA, case, "aux").items()})
+    mx.nd.save(prefix + "-0000.params", params)
+    with warnings.catch_warnings():  # MXNet warns too: the quantized graph types `data` late
+        warnings.simplefilter("ignore", UserWarning)
+        net = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
+                                           prefix + "-0000.params")
+    net.hybridize(static_alloc=True, static_shape=True)
+    return net
+
+
+@pytest.fixture
+def count_prepares(monkeypatch):
+    op = get_op("_sg_mkldnn_conv")
+    calls = []
+    original = op.prepare
+
+    def counting(oc, attrs, inputs):
+        calls.append(attrs)
+        return original(oc, attrs, inputs)
+    monkeypatch.setattr(op, "prepare", counting)
+    return calls
+
+
+def _n_quantized_convs(case):
+    nodes = json.loads(str(DATA[f"{case}/json"]))["nodes"]
+    return sum(n["op"] == "_sg_mkldnn_conv" for n in nodes)
+
+
+def test_weights_are_quantized_once_while_unchanged(tmp_path, count_prepares):
+    net = _imported("res_naive", tmp_path)
+    x = mx.nd.array(DATA["res_naive/x"])
+    first = net(x).asnumpy()
+    for _ in range(3):
+        np.testing.assert_array_equal(net(x).asnumpy(), first)
+    assert len(count_prepares) == _n_quantized_convs("res_naive") > 0
+
+
+@pytest.mark.parametrize("how", ["set_data", "in_place", "bn_mean"])
+def test_changed_parameters_are_quantized_again(tmp_path, count_prepares, how):
+    net = _imported("res_naive", tmp_path)
+    x = mx.nd.array(DATA["res_naive/x"])
+    before = net(x).asnumpy()
+    params = net.collect_params()
+    if how == "bn_mean":
+        name = next(k for k in params if k.endswith("running_mean") or k.endswith("_mean"))
+        params[name].data()[:] += 0.5
+    else:
+        name = next(k for k in params if k.endswith("weight"))
+        if how == "set_data":
+            params[name].set_data(params[name].data() * 0.5)
+        else:
+            params[name].data()[:] *= 0.5
+    n = len(count_prepares)
+    after = net(x).asnumpy()
+    assert len(count_prepares) > n
+    assert not np.array_equal(after, before)
+    # the same values as a network built afresh from the changed parameters
+    net.export(str(tmp_path / "changed"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fresh = mx.gluon.SymbolBlock.imports(str(tmp_path / "changed-symbol.json"), ["data"],
+                                             str(tmp_path / "changed-0000.params"))
+    np.testing.assert_array_equal(fresh(x).asnumpy(), after)
+
+
+def test_quantized_inference_leaves_batchnorm_statistics_unwritten(tmp_path):
+    """A quantized node does not write its BatchNorm statistics (MXNet lists them as
+    auxiliary states): the CachedOp counts no write for them after an inference call,
+    while a float BatchNorm in training still counts one."""
+    net = _imported("res_naive", tmp_path)
+    x = mx.nd.array(DATA["res_naive/x"])
+    net(x)
+    plan = net._cached_op._last
+    assert plan.versioned_slots and plan.written_aux == ()
+
+    bn = mx.gluon.nn.HybridSequential()
+    bn.add(mx.gluon.nn.Conv2D(4, 3), mx.gluon.nn.BatchNorm())
+    bn.initialize()
+    bn.hybridize()
+    with mx.autograd.record():
+        bn(mx.nd.ones((1, 2, 5, 5)))
+    assert len(bn._cached_op._last.written_aux) == 2
