@@ -148,22 +148,61 @@ def sum_bound(top: np.ndarray, abs_rows) -> float:
     return float(np.matmul(rows, top.reshape(groups, -1, 1)).max())
 
 
-def matmul_exact_dtype(xp, a, b):
-    """:func:`exact_dtype` for ``a @ b`` (integer arrays, ``b`` of shape ``(..., K, N)``)
-    from the largest magnitude of ``a`` per column ``k`` and ``|b|``."""
+class ChannelBound:
+    """:func:`sum_bound` for one layer's weights and the data of each call, cheapest test
+    first: the largest data magnitude times the largest row sum, then each input's
+    magnitude times its largest weight, then the exact per-output sums (each an upper
+    bound of the next); the first under ``2**24`` answers.
+
+    Parameters
+    ----------
+    abs_rows : array
+        ``|weights|`` as ``(groups, outputs per group, inputs per group)``.
+    """
+
+    def __init__(self, abs_rows):
+        self.rows = to_host(abs_rows).astype(np.float64)
+        self.groups = self.rows.shape[0]
+        self.size = self.rows.size
+        self.row_sum_max = float(self.rows.sum(axis=2).max()) if self.size else 0.0
+        self.col_max = self.rows.max(axis=1) if self.size else self.rows[:, 0]
+
+    def bound(self, top: np.ndarray) -> float:
+        """An upper bound of every partial sum for data with per-input magnitudes
+        ``top``: under ``2**24`` whenever :func:`sum_bound` is."""
+        if not self.size:
+            return 0.0
+        t = top.reshape(self.groups, -1)
+        b = float(t.max()) * self.row_sum_max
+        if b < _F32_EXACT:
+            return b
+        b = float((t * self.col_max).sum(axis=1).max())
+        if b < _F32_EXACT:
+            return b
+        return float(np.matmul(self.rows, t[..., None]).max())
+
+
+def matmul_exact_dtype(xp, a, b, memo: dict | None = None):
+    """:func:`exact_dtype` for ``a @ b`` (integer values, ``b`` of shape ``(..., K, N)``)
+    from the largest magnitude of ``a`` per column ``k`` and ``|b|`` (kept in ``memo``,
+    when given, for the next call with the same ``b``)."""
     if not a.size or not b.size:
         return np.float64
     top = channel_top(xp, a, -1)
-    # |b| summed against top per column: a small float64 product on the host
-    absb = xp.abs(b.astype(np.float32, copy=False)).reshape(-1, b.shape[-2], b.shape[-1])
+    absb = None if memo is None else memo.get("abs_b")
+    if absb is None:
+        absb = xp.abs(b.astype(np.float32, copy=False)).reshape(-1, b.shape[-2], b.shape[-1])
+        if memo is not None:
+            memo["abs_b"] = absb
     weighted = xp.matmul(xp.asarray(top, dtype=np.float32), absb)
     # float32 rounding of that product is relative 2**-24 per term: a margin covers it
     return exact_dtype(float(to_host(weighted).max()) * (1 + b.shape[-2] * 2.0 ** -22))
 
 
-def int_matmul(xp, a, b):
-    """``a @ b`` of integer arrays, exactly, through float32 or float64 BLAS."""
-    dtype = matmul_exact_dtype(xp, a, b)
+def int_matmul(xp, a, b, memo: dict | None = None):
+    """``a @ b`` of integer values, exactly, through float32 or float64 BLAS (``memo``:
+    see :func:`matmul_exact_dtype`)."""
+    dtype = matmul_exact_dtype(xp, a, b, memo)
     return xp.matmul(a.astype(dtype, copy=False), b.astype(dtype, copy=False))
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from . import _onednn_int8 as q8
 from . import _quantized_math as qm
 from .attrs import Attr
-from .common import fail, to_host
+from .common import fail
 from .control_flow import _finish_grads, _merge, _subgraphs, _write
 from .quantized_common import CALIB_ATTRS, F32
 from .registry import OpAttrs, OpDef, get_op, register
@@ -243,9 +243,9 @@ def _quantized_conv(oc, attrs, inputs, out, prepared=None):
     b_q = None if bias is None else q8.reorder(xp, bias, w_scales * d_scale, "int32")
     conv = get_op("Convolution")
     cattrs = conv.parse_attrs(dict(conv_attrs._given, no_bias=True))
-    if "abs_rows" not in memo:   # float64 on the host: the bound's few numbers per call
-        memo["abs_rows"] = to_host(_conv_abs_rows(xp, w_q, cattrs)).astype(np.float64)
-    dtype = _conv_exact_dtype(xp, data, memo["abs_rows"], cattrs)
+    if "bound" not in memo:
+        memo["bound"] = qm.ChannelBound(_conv_abs_rows(xp, w_q, cattrs))
+    dtype = _conv_exact_dtype(xp, data, memo["bound"], cattrs)
     acc = conv.forward(oc, cattrs, [data.astype(dtype), w_q.astype(dtype, copy=False)],
                        None)[0]
     out_kind = _conv_out_kind(attrs, nodes)
@@ -300,15 +300,15 @@ def _conv_abs_rows(xp, w_q, cattrs):
     return rows.reshape(groups, n_out // groups, -1)
 
 
-def _conv_exact_dtype(xp, data, abs_rows, cattrs):
+def _conv_exact_dtype(xp, data, bound, cattrs):
     """float32 where the convolution of these integer values is exact in float32 (no
-    output's partial sum can reach ``2**24``), else float64.  The bound, per output
-    channel: its weights' magnitudes summed over the kernel (``abs_rows``), times the
-    largest magnitude of each input channel of the data (its group's channels)."""
-    if not data.size or not abs_rows.size:
+    output's partial sum can reach ``2**24``), else float64.  The bound
+    (:class:`~._quantized_math.ChannelBound`), per output channel: its weights'
+    magnitudes summed over the kernel, times the largest magnitude of each input
+    channel of the data (its group's channels)."""
+    if not data.size or not bound.size:
         return np.float64
-    top = qm.channel_top(xp, data, _channel_axis(cattrs))
-    return qm.exact_dtype(qm.sum_bound(top, abs_rows))
+    return qm.exact_dtype(bound.bound(qm.channel_top(xp, data, _channel_axis(cattrs))))
 
 
 def _conv_infer_type(op, attrs, in_dtypes):
@@ -400,7 +400,24 @@ def _fc_out_kind(attrs, nodes) -> str | None:
     return "int8"
 
 
-def _quantized_fc(oc, attrs, inputs, out):
+def _fc_prepared_inputs(attrs) -> tuple:
+    """A quantized node's weight (and, channel-wise, its float bias): positions."""
+    if not attrs.quantized:
+        return ()
+    kept = ("weight", "bias") if _fc_channelwise(attrs) else ("weight",)
+    return tuple(i for i, n in enumerate(_fc_inputs(attrs)) if n in kept)
+
+
+def _prepare_fc(oc, attrs, inputs):
+    """Channel-wise: the float weight's :class:`~._onednn_int8.PreparedWeights`; else the
+    offline int8 weight as float32 values, with a memo for the GEMM's bound."""
+    x = dict(zip(_fc_inputs(attrs), inputs))
+    if _fc_channelwise(attrs):
+        return q8.PreparedWeights(oc.xp, x["weight"], x.get("bias"))
+    return x["weight"].astype(f32), {}
+
+
+def _quantized_fc(oc, attrs, inputs, out, prepared=None):
     xp = oc.xp
     names = _fc_inputs(attrs)
     nodes = _sub(attrs, _FC).op_nodes()
@@ -418,22 +435,28 @@ def _quantized_fc(oc, attrs, inputs, out):
         if not (calib or attrs.enable_float_output):
             fail(_FC, "channel-wise quantization needs a calibrated output range or "
                       "enable_float_output", data.shape)
-        w_scales, w_range = q8.weight_scales(xp, weight, bias, d_scale, channelwise=True)
-        w_q = q8.quantize_weight(xp, weight, w_scales.reshape(-1, 1))
-        b_q = None if bias is None else q8.reorder(xp, bias, w_scales * d_scale, "int32")
+        if prepared is None:
+            prepared = _prepare_fc(oc, attrs, inputs)
+        w_scales, w_range = prepared.scales(d_scale, channelwise=True)
+        w_q, memo = prepared.levels(xp, w_scales)
+        b_q = None if bias is None else q8.reorder(xp, prepared.bias, w_scales * d_scale,
+                                                    "int32")
     else:
         if weight.dtype != np.int8:
             fail(_FC, f"quantized: expects an int8 weight, got {weight.dtype}", weight.shape)
         w_range = (qm.scalar(xp, x["min_weight"]), qm.scalar(xp, x["max_weight"]))
         w_scales = np.asarray([q8.quantize_scale("int8", *w_range)], dtype=f32)
-        w_q, b_q = weight, None
+        w_q, memo = prepared if prepared is not None else (weight, None)
+        b_q = None
         if bias is not None:
-            w_q, b_q, w_scales = _fc_int32_bias(xp, weight, bias, x, d_scale, w_scales)
+            rescaled, b_q, w_scales = _fc_int32_bias(xp, weight, bias, x, d_scale, w_scales)
+            if rescaled is not weight:   # the weight's scale was lowered for the bias
+                w_q, memo = rescaled, None
     rows = data.reshape(data.shape[0], -1) if fc.flatten else data.reshape(-1, data.shape[-1])
     if rows.shape[1] != w_q.shape[1]:
         fail(_FC, f"data's {rows.shape[1]} features do not match the weight's "
                   f"{w_q.shape[1]}", data.shape, weight.shape)
-    acc = qm.int_matmul(xp, rows, w_q.T)
+    acc = qm.int_matmul(xp, rows, w_q.T, memo)
     acts = _acts(nodes, _FC_ELTWISE)
     act = acts[0] if (attrs.with_eltwise or attrs.with_relu) and acts else None
     lo = hi = None
@@ -510,6 +533,7 @@ def _fc_infer_type(op, attrs, in_dtypes):
 
 SG_FC = register(_FusedOpDef(
     _FC, fused_forward(_FC, _quantized_fc), backward=_backward(_FC),
+    prepare=_prepare_fc, prepared_inputs=_fc_prepared_inputs,
     attrs={"quantized": Attr("bool", False), "enable_float_output": Attr("bool", False),
            "with_eltwise": Attr("bool", False), "with_relu": Attr("bool", False),
            **CALIB_ATTRS,

@@ -63,12 +63,28 @@ def test_conv_bound_covers_every_output_and_chooses_the_dtype(groups):
     want = max(sum(top[(o // per_group) * per_group + i] * np.abs(w[o, i]).sum()
                    for i in range(per_group)) for o in range(8))
     assert bound == pytest.approx(want, rel=1e-12)
-    assert _conv_exact_dtype(np, data, abs_rows, cattrs) == np.float32
+    assert _conv_exact_dtype(np, data, qm.ChannelBound(abs_rows), cattrs) == np.float32
     big = np.broadcast_to(w[:, :, :1, :1] * 0 + 127, (8, 8 // groups, 40, 40))
     big_rows = _conv_abs_rows(np, np.ascontiguousarray(big), cattrs)
     full = np.full((1, 8, 40, 40), 255, dtype=np.uint8)
     assert qm.sum_bound(qm.channel_top(np, full, 1), big_rows) >= 1 << 24
-    assert _conv_exact_dtype(np, full, big_rows, cattrs) == np.float64
+    assert _conv_exact_dtype(np, full, qm.ChannelBound(big_rows), cattrs) == np.float64
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_staged_bound_decides_as_the_exact_one(seed):
+    """ChannelBound's cheap stages answer only where they already prove the sums fit:
+    float32 or float64 exactly as the per-output bound decides."""
+    rng = np.random.RandomState(seed)
+    groups = [1, 2, 4][seed % 3]
+    rows = rng.randint(0, 128 * 9, (groups, 16, 32)).astype(np.float64)
+    rows[:, :, rng.randint(32)] *= rng.randint(1, 30)     # one heavy input
+    for scale in (1, 4, 16, 64, 255):
+        top = rng.randint(0, scale + 1, groups * 32).astype(np.float64)
+        tight = qm.sum_bound(top, rows)
+        staged = qm.ChannelBound(rows).bound(top)
+        assert staged >= tight
+        assert qm.exact_dtype(staged) == qm.exact_dtype(tight)
 
 
 def _oc():
@@ -92,31 +108,36 @@ def _imported(case, tmp_path, name="net"):
     return net
 
 
+_FUSED = ("_sg_mkldnn_conv", "_sg_mkldnn_fully_connected")
+
+
 @pytest.fixture
 def count_prepares(monkeypatch):
-    op = get_op("_sg_mkldnn_conv")
     calls = []
-    original = op.prepare
+    for name in _FUSED:
+        op = get_op(name)
 
-    def counting(oc, attrs, inputs):
-        calls.append(attrs)
-        return original(oc, attrs, inputs)
-    monkeypatch.setattr(op, "prepare", counting)
+        def counting(oc, attrs, inputs, original=op.prepare):
+            calls.append(attrs)
+            return original(oc, attrs, inputs)
+        monkeypatch.setattr(op, "prepare", counting)
     return calls
 
 
-def _n_quantized_convs(case):
+def _n_quantized_nodes(case):
     nodes = json.loads(str(DATA[f"{case}/json"]))["nodes"]
-    return sum(n["op"] == "_sg_mkldnn_conv" for n in nodes)
+    return sum(n["op"] in _FUSED and n.get("attrs", {}).get("quantized", "").lower() == "true"
+               for n in nodes)
 
 
-def test_weights_are_quantized_once_while_unchanged(tmp_path, count_prepares):
-    net = _imported("res_naive", tmp_path)
-    x = mx.nd.array(DATA["res_naive/x"])
+@pytest.mark.parametrize("case", ["res_naive", "fc_leaky_naive", "att_naive"])
+def test_weights_are_quantized_once_while_unchanged(tmp_path, count_prepares, case):
+    net = _imported(case, tmp_path)
+    x = mx.nd.array(DATA[f"{case}/x"])
     first = net(x).asnumpy()
     for _ in range(3):
         np.testing.assert_array_equal(net(x).asnumpy(), first)
-    assert len(count_prepares) == _n_quantized_convs("res_naive") > 0
+    assert len(count_prepares) == _n_quantized_nodes(case) > 0
 
 
 @pytest.mark.parametrize("how", ["set_data", "in_place", "bn_mean"])
@@ -164,3 +185,24 @@ def test_quantized_inference_leaves_batchnorm_statistics_unwritten(tmp_path):
     with mx.autograd.record():
         bn(mx.nd.ones((1, 2, 5, 5)))
     assert len(bn._cached_op._last.written_aux) == 2
+
+
+def test_changed_int8_dense_weight_is_read_again(tmp_path, count_prepares):
+    """An offline-quantized (int8) Dense weight written in place: the next call uses it."""
+    net = _imported("fc_leaky_naive", tmp_path)
+    x = mx.nd.array(DATA["fc_leaky_naive/x"])
+    before = net(x).asnumpy()
+    params = net.collect_params()
+    name = next(k for k in params if k.endswith("weight_quantize"))
+    w = params[name].data()
+    w[:] = mx.nd.array(np.clip(-w.asnumpy().astype(np.int16), -128, 127), dtype=np.int8)
+    n = len(count_prepares)
+    after = net(x).asnumpy()
+    assert len(count_prepares) == n + 1
+    assert not np.array_equal(after, before)
+    net.export(str(tmp_path / "changed"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fresh = mx.gluon.SymbolBlock.imports(str(tmp_path / "changed-symbol.json"), ["data"],
+                                             str(tmp_path / "changed-0000.params"))
+    np.testing.assert_array_equal(fresh(x).asnumpy(), after)
