@@ -182,6 +182,30 @@ class ChannelBound:
         return float(np.matmul(self.rows, t[..., None]).max())
 
 
+def conv_bound(xp, weight, groups: int, channel_last: bool = False) -> ChannelBound:
+    """The :class:`ChannelBound` of a convolution's integer-valued weight: ``|weight|``
+    summed over the kernel, per (output, input) channel of each group.  The weight is
+    ``(O, I/g, *kernel)``, or ``(O, *kernel, I/g)`` with ``channel_last``."""
+    n_out = weight.shape[0]
+    w_abs = xp.abs(weight.astype(np.float32, copy=False))
+    if not channel_last:  # a GEMV over the taps (NumPy sums a short last axis slowly)
+        taps = math.prod(weight.shape[2:])
+        rows = w_abs if taps == 1 else w_abs.reshape(-1, taps) @ xp.ones(taps, np.float32)
+    else:
+        rows = w_abs.reshape(n_out, -1, weight.shape[-1]).sum(axis=1)
+    return ChannelBound(rows.reshape(groups, n_out // groups, -1))
+
+
+def conv_exact_dtype(xp, data, bound: ChannelBound, channel_axis: int = 1):
+    """float32 where a convolution of integer ``data`` with the weight of ``bound`` is
+    exact in float32 (no output's partial sum can reach ``2**24``), else float64: per
+    output channel, its weights' magnitudes summed over the kernel times the largest
+    magnitude of each input channel of the data."""
+    if not data.size or not bound.size:
+        return np.float64
+    return exact_dtype(bound.bound(channel_top(xp, data, channel_axis)))
+
+
 def matmul_exact_dtype(xp, a, b, memo: dict | None = None):
     """:func:`exact_dtype` for ``a @ b`` (integer values, ``b`` of shape ``(..., K, N)``)
     from the largest magnitude of ``a`` per column ``k`` and ``|b|`` (kept in ``memo``,

@@ -27,8 +27,6 @@ name, attributes)`` in topological order) and ``aux_positions()``.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import _onednn_int8 as q8
@@ -244,8 +242,9 @@ def _quantized_conv(oc, attrs, inputs, out, prepared=None):
     conv = get_op("Convolution")
     cattrs = conv.parse_attrs(dict(conv_attrs._given, no_bias=True))
     if "bound" not in memo:
-        memo["bound"] = qm.ChannelBound(_conv_abs_rows(xp, w_q, cattrs))
-    dtype = _conv_exact_dtype(xp, data, memo["bound"], cattrs)
+        memo["bound"] = qm.conv_bound(xp, w_q, int(cattrs.num_group),
+                                      _channel_axis(cattrs) == -1)
+    dtype = qm.conv_exact_dtype(xp, data, memo["bound"], _channel_axis(cattrs))
     acc = conv.forward(oc, cattrs, [data.astype(dtype), w_q.astype(dtype, copy=False)],
                        None)[0]
     out_kind = _conv_out_kind(attrs, nodes)
@@ -285,30 +284,6 @@ def _quantized_conv(oc, attrs, inputs, out, prepared=None):
 def _channel_axis(cattrs) -> int:
     layout = cattrs.layout or "NC"
     return 1 if layout.startswith("NC") else -1
-
-
-def _conv_abs_rows(xp, w_q, cattrs):
-    """``|weight|`` summed over the kernel: ``(groups, outputs per group, inputs per
-    group)``, for :func:`_conv_exact_dtype`."""
-    groups, n_out = int(cattrs.num_group), w_q.shape[0]
-    w_abs = xp.abs(w_q)
-    if _channel_axis(cattrs) == 1:   # weight (O, I/g, *kernel): a GEMV over the taps
-        taps = math.prod(w_q.shape[2:])
-        rows = w_abs if taps == 1 else w_abs.reshape(-1, taps) @ xp.ones(taps, w_abs.dtype)
-    else:                            # channel-last: (O, *kernel, I/g)
-        rows = w_abs.reshape(n_out, -1, w_q.shape[-1]).sum(axis=1)
-    return rows.reshape(groups, n_out // groups, -1)
-
-
-def _conv_exact_dtype(xp, data, bound, cattrs):
-    """float32 where the convolution of these integer values is exact in float32 (no
-    output's partial sum can reach ``2**24``), else float64.  The bound
-    (:class:`~._quantized_math.ChannelBound`), per output channel: its weights'
-    magnitudes summed over the kernel, times the largest magnitude of each input
-    channel of the data (its group's channels)."""
-    if not data.size or not bound.size:
-        return np.float64
-    return qm.exact_dtype(bound.bound(qm.channel_top(xp, data, _channel_axis(cattrs))))
 
 
 def _conv_infer_type(op, attrs, in_dtypes):

@@ -5,7 +5,8 @@
 
 Each takes int8/uint8 data plus ``(min, max)`` float32 ranges as ``(1,)`` arrays and
 returns its output with the output's range.  The GEMM and the convolution accumulate
-exactly (float64 BLAS on integer values) and give int32.  Inference only.
+exactly (float BLAS on integer values: float32 where a bound from the values keeps every
+partial sum under 2**24, else float64) and give int32.  Inference only.
 """
 from __future__ import annotations
 
@@ -57,7 +58,17 @@ def _finish_layer(xp, out, acc, bias, d_rng, d_kind, w_rng, b_rng, conv=False):
     return ranges_out(xp, out, qm.to_int32(xp, acc), -top, top)
 
 
-def _qfc_fwd(oc, attrs, inputs, out):
+def _prepare_weight(oc, attrs, inputs):
+    """The int8 weight as float32 values and a memo for the GEMM's bound (kept while
+    the weight is unchanged: ``OpDef.prepare``)."""
+    return inputs[1].astype(F32), {}
+
+
+def _weight_position(attrs) -> tuple:
+    return (1,)
+
+
+def _qfc_fwd(oc, attrs, inputs, out, prepared=None):
     xp = oc.xp
     data, weight, bias, d_rng, d_kind, w_rng, b_rng = _split_layer(
         xp, "_contrib_quantized_fully_connected", attrs, inputs)
@@ -66,7 +77,8 @@ def _qfc_fwd(oc, attrs, inputs, out):
         fail("_contrib_quantized_fully_connected",
              f"data's last dimension {x.shape[-1]} does not match weight's {weight.shape[1]}",
              data.shape, weight.shape)
-    acc = qm.int_matmul(xp, x, weight.T)
+    w_f, memo = prepared if prepared is not None else (weight, None)
+    acc = qm.int_matmul(xp, x, w_f.T, memo)
     return _finish_layer(xp, out, acc, bias, d_rng, d_kind, w_rng, b_rng)
 
 
@@ -90,6 +102,7 @@ def _layer_types(op, attrs, in_dtypes):
 
 register(OpDef(
     "_contrib_quantized_fully_connected", _qfc_fwd, inputs=_layer_inputs,
+    prepare=_prepare_weight, prepared_inputs=_weight_position,
     attrs={"num_hidden": Attr("int"), "no_bias": Attr("bool", False),
            "flatten": Attr("bool", True)},
     num_outputs=3, output_names=RANGE_OUTS, infer_shape=_qfc_infer, infer_shape_outputs=True,
@@ -98,7 +111,7 @@ register(OpDef(
         "int8 bias is rescaled to the accumulator's units."))
 
 
-def _qconv_fwd(oc, attrs, inputs, out):
+def _qconv_fwd(oc, attrs, inputs, out, prepared=None):
     xp = oc.xp
     data, weight, bias, d_rng, d_kind, w_rng, b_rng = _split_layer(
         xp, "_contrib_quantized_conv", attrs, inputs)
@@ -108,7 +121,11 @@ def _qconv_fwd(oc, attrs, inputs, out):
     given = dict(attrs._given)
     given["no_bias"] = True
     cattrs = conv.parse_attrs(given)
-    acc = conv.forward(oc, cattrs, [data.astype(np.float64), weight.astype(np.float64)],
+    w_f, memo = prepared if prepared is not None else _prepare_weight(oc, attrs, inputs)
+    if "bound" not in memo:
+        memo["bound"] = qm.conv_bound(xp, w_f, int(cattrs.num_group))
+    dtype = qm.conv_exact_dtype(xp, data, memo["bound"])
+    acc = conv.forward(oc, cattrs, [data.astype(dtype), w_f.astype(dtype, copy=False)],
                        None)[0]
     return _finish_layer(xp, out, acc, bias, d_rng, d_kind, w_rng, b_rng, conv=True)
 
@@ -128,6 +145,7 @@ def _conv_attrs() -> dict:
 
 register(OpDef(
     "_contrib_quantized_conv", _qconv_fwd, inputs=_layer_inputs, attrs=_conv_attrs(),
+    prepare=_prepare_weight, prepared_inputs=_weight_position,
     num_outputs=3, output_names=RANGE_OUTS, infer_shape=_qconv_infer,
     infer_type=_layer_types, differentiable=False,
     doc="2-D convolution (NCHW) on int8/uint8 data and int8 weights with int32 "

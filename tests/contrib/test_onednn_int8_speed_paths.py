@@ -10,7 +10,6 @@ import pytest
 
 import gluonlite as mx
 from gluonlite.ops import _quantized_math as qm
-from gluonlite.ops.onednn_fused import _conv_abs_rows, _conv_exact_dtype
 from gluonlite.ops.registry import get_op
 
 from .onednn_util import fixture_params, load_fixture
@@ -52,9 +51,9 @@ def test_conv_bound_covers_every_output_and_chooses_the_dtype(groups):
     conv = get_op("Convolution")
     cattrs = conv.parse_attrs(dict(kernel=(3, 3), num_filter=8, num_group=groups,
                                    no_bias=True, pad=(1, 1)))
-    abs_rows = _conv_abs_rows(np, w, cattrs)
+    bound_of = qm.conv_bound(np, w, groups)
     top = qm.channel_top(np, data, 1)
-    bound = qm.sum_bound(top, abs_rows)
+    bound = qm.sum_bound(top, bound_of.rows)
     sums = conv.forward(_oc(), cattrs,
                         [data.astype(np.float64), np.abs(w).astype(np.float64)], None)[0]
     assert sums.max() <= bound
@@ -63,12 +62,14 @@ def test_conv_bound_covers_every_output_and_chooses_the_dtype(groups):
     want = max(sum(top[(o // per_group) * per_group + i] * np.abs(w[o, i]).sum()
                    for i in range(per_group)) for o in range(8))
     assert bound == pytest.approx(want, rel=1e-12)
-    assert _conv_exact_dtype(np, data, qm.ChannelBound(abs_rows), cattrs) == np.float32
-    big = np.broadcast_to(w[:, :, :1, :1] * 0 + 127, (8, 8 // groups, 40, 40))
-    big_rows = _conv_abs_rows(np, np.ascontiguousarray(big), cattrs)
+    assert qm.conv_exact_dtype(np, data, bound_of) == np.float32
+    big = qm.conv_bound(np, np.full((8, 8 // groups, 40, 40), 127, np.float32), groups)
     full = np.full((1, 8, 40, 40), 255, dtype=np.uint8)
-    assert qm.sum_bound(qm.channel_top(np, full, 1), big_rows) >= 1 << 24
-    assert _conv_exact_dtype(np, full, qm.ChannelBound(big_rows), cattrs) == np.float64
+    assert qm.sum_bound(qm.channel_top(np, full, 1), big.rows) >= 1 << 24
+    assert qm.conv_exact_dtype(np, full, big) == np.float64
+    # channel-last weights (O, *kernel, I/g) give the same bound
+    last = qm.conv_bound(np, np.ascontiguousarray(w.transpose(0, 2, 3, 1)), groups, True)
+    np.testing.assert_array_equal(last.rows, bound_of.rows)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -206,3 +207,47 @@ def test_changed_int8_dense_weight_is_read_again(tmp_path, count_prepares):
         fresh = mx.gluon.SymbolBlock.imports(str(tmp_path / "changed-symbol.json"), ["data"],
                                              str(tmp_path / "changed-0000.params"))
     np.testing.assert_array_equal(fresh(x).asnumpy(), after)
+
+
+@pytest.mark.parametrize("layer", ["conv", "fc"])
+def test_plain_quantized_layers_prepare_their_int8_weight_once(monkeypatch, layer):
+    """``quantize_model``'s ``_contrib_quantized_conv``/``_fully_connected`` nodes (int8
+    weights) keep the weight's float32 values while it is unchanged, with the same
+    int32 results as an imperative call (which prepares every time)."""
+    name = "_contrib_quantized_conv" if layer == "conv" else \
+        "_contrib_quantized_fully_connected"
+    op = get_op(name)
+    calls = []
+
+    def counting(oc, attrs, inputs, original=op.prepare):
+        calls.append(1)
+        return original(oc, attrs, inputs)
+    monkeypatch.setattr(op, "prepare", counting)
+    rng = np.random.RandomState(0)
+    if layer == "conv":
+        x = rng.randint(0, 256, (2, 6, 9, 9)).astype(np.uint8)
+        w = rng.randint(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+        kw = dict(kernel=(3, 3), num_filter=4, num_group=2, pad=(1, 1), no_bias=True)
+        build = mx.sym.contrib.quantized_conv
+    else:
+        x = rng.randint(0, 256, (5, 7)).astype(np.uint8)
+        w = rng.randint(-127, 128, (3, 7)).astype(np.int8)
+        kw = dict(num_hidden=3, no_bias=True)
+        build = mx.sym.contrib.quantized_fully_connected
+    names = ["data", "weight", "min_data", "max_data", "min_weight", "max_weight"]
+    syms = [mx.sym.var(n) for n in names]
+    out = build(*syms, **kw)[0]
+    values = [mx.nd.array(x, dtype=np.uint8), mx.nd.array(w, dtype=np.int8)] + \
+        [mx.nd.array([v]) for v in (0.0, 2.0, -1.0, 1.0)]
+    args = dict(zip(names, values))
+    ex = out.bind(mx.cpu(), args, grad_req="null")
+    first = ex.forward()[0].asnumpy()
+    for _ in range(2):
+        np.testing.assert_array_equal(ex.forward()[0].asnumpy(), first)
+    assert len(calls) == 1
+    direct = getattr(mx.nd.contrib, build.__name__)(*values, **kw)[0].asnumpy()
+    np.testing.assert_array_equal(first, direct)
+    args["weight"][:] = mx.nd.array(-w, dtype=np.int8)
+    changed = ex.forward()[0].asnumpy()
+    assert len(calls) == 2
+    np.testing.assert_array_equal(changed, -first)
