@@ -34,7 +34,8 @@ against 440 us (300 us into ``(F, K*C)``), the data-gradient GEMMs 270 against
 
 Used for ``groups == 1``, float32/float64 data and weight of one dtype, when the
 columns have at least ``_MIN_ROWS_PER_FILTER`` times as many rows as there are
-filters (the transposes of the output and head gradient are then repaid): see
+filters (the transposes of the output and head gradient are then repaid) and at
+least as many output pixels as filters (the weight's transpose is repaid): see
 ``use_rows``.  NumPy only (``as_strided``; the GPU keeps its own layouts).
 """
 from __future__ import annotations
@@ -60,6 +61,11 @@ def use_rows(xp, x, w, groups: int, geo, osz) -> bool:
     k = math.prod(geo.kernel)
     c, f = x.shape[1], w.shape[0]
     if k == 1 or c * k < _MIN_ROWS_PER_FILTER * f or x.shape[0] == 0:
+        return False
+    if x.shape[0] * math.prod(osz) < f:
+        # fewer output pixels than filters: the weight's per-call transpose to
+        # (F, *kernel, C) costs more than the columns it saves (ResNet's last stage at
+        # batch 1, 49 pixels x 512 filters: 3.0 against 1.8 ms channel-first)
         return False
     return x.shape[0] * c * k * math.prod(osz) * x.dtype.itemsize < _MAX_COL_BYTES
 

@@ -73,6 +73,10 @@ SAMPLES = {
         Sample([_x(2, 4, 5, 5), _x(2, 4, 3, 3), _x(2)],
                dict(kernel=(3, 3), num_filter=2, pad=(2, 1)), ref=conv_ref, grad=[0],
                name="rows_data_grad"),
+        # many rows per filter but fewer output pixels than filters: channel-first
+        Sample([_x(1, 8, 2, 2), _x(6, 8, 3, 3), _x(6)],
+               dict(kernel=(3, 3), num_filter=6, pad=(1, 1)), ref=conv_ref,
+               name="few_pixels_many_filters"),
         # batch-first (``_chunked.use_batch_first``): few column rows, >= 128 pixels
         Sample([_x(2, 1, 13, 13), _x(8, 1, 2, 2), _x(8)],
                dict(kernel=(2, 2), num_filter=8), ref=conv_ref, name="batch_first"),
