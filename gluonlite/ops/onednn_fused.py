@@ -240,7 +240,9 @@ def _quantized_conv(oc, attrs, inputs, out, prepared=None):
     bias = prepared.bias
     b_q = None if bias is None else q8.reorder(xp, bias, w_scales * d_scale, "int32")
     conv = get_op("Convolution")
-    cattrs = conv.parse_attrs(dict(conv_attrs._given, no_bias=True))
+    # cudnn_off: the integer sums must be exact, and cuDNN may pick FFT or Winograd
+    # algorithms, which are not; our own kernels are one GEMM over the columns
+    cattrs = conv.parse_attrs(dict(conv_attrs._given, no_bias=True, cudnn_off=True))
     if "bound" not in memo:
         memo["bound"] = qm.conv_bound(xp, w_q, int(cattrs.num_group),
                                       _channel_axis(cattrs) == -1)

@@ -120,6 +120,7 @@ def _qconv_fwd(oc, attrs, inputs, out, prepared=None):
     conv = get_op("Convolution")
     given = dict(attrs._given)
     given["no_bias"] = True
+    given["cudnn_off"] = True   # exact integer sums: no FFT/Winograd algorithms
     cattrs = conv.parse_attrs(given)
     w_f, memo = prepared if prepared is not None else _prepare_weight(oc, attrs, inputs)
     if "bound" not in memo:
