@@ -161,11 +161,13 @@ class ChannelBound:
     """
 
     def __init__(self, abs_rows):
-        self.rows = to_host(abs_rows).astype(np.float64)
+        # float32 (exact: sums of at most 128 x kernel taps); float64 where multiplied
+        self.rows = to_host(abs_rows).astype(np.float32, copy=False)
         self.groups = self.rows.shape[0]
         self.size = self.rows.size
-        self.row_sum_max = float(self.rows.sum(axis=2).max()) if self.size else 0.0
-        self.col_max = self.rows.max(axis=1) if self.size else self.rows[:, 0]
+        self.row_sum_max = float(self.rows.sum(axis=2, dtype=np.float64).max()) \
+            if self.size else 0.0
+        self.col_max = self.rows.max(axis=1).astype(np.float64) if self.size else None
 
     def bound(self, top: np.ndarray) -> float:
         """An upper bound of every partial sum for data with per-input magnitudes
@@ -179,7 +181,7 @@ class ChannelBound:
         b = float((t * self.col_max).sum(axis=1).max())
         if b < _F32_EXACT:
             return b
-        return float(np.matmul(self.rows, t[..., None]).max())
+        return float(np.matmul(self.rows.astype(np.float64), t[..., None]).max())
 
 
 def conv_bound(xp, weight, groups: int, channel_last: bool = False) -> ChannelBound:
