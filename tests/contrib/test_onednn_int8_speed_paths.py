@@ -112,6 +112,17 @@ def _imported(case, tmp_path, name="net"):
 _FUSED = ("_sg_mkldnn_conv", "_sg_mkldnn_fully_connected")
 
 
+def _assert_as_fresh(net, x, got, tmp_path):
+    """``got`` equals the output of a network imported afresh from ``net``'s current
+    parameters (nothing kept from before the change)."""
+    net.export(str(tmp_path / "changed"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fresh = mx.gluon.SymbolBlock.imports(str(tmp_path / "changed-symbol.json"), ["data"],
+                                             str(tmp_path / "changed-0000.params"))
+    np.testing.assert_array_equal(fresh(x).asnumpy(), got)
+
+
 @pytest.fixture
 def count_prepares(monkeypatch):
     calls = []
@@ -160,13 +171,7 @@ def test_changed_parameters_are_quantized_again(tmp_path, count_prepares, how):
     after = net(x).asnumpy()
     assert len(count_prepares) > n
     assert not np.array_equal(after, before)
-    # the same values as a network built afresh from the changed parameters
-    net.export(str(tmp_path / "changed"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        fresh = mx.gluon.SymbolBlock.imports(str(tmp_path / "changed-symbol.json"), ["data"],
-                                             str(tmp_path / "changed-0000.params"))
-    np.testing.assert_array_equal(fresh(x).asnumpy(), after)
+    _assert_as_fresh(net, x, after, tmp_path)
 
 
 def test_quantized_inference_leaves_batchnorm_statistics_unwritten(tmp_path):
@@ -201,12 +206,7 @@ def test_changed_int8_dense_weight_is_read_again(tmp_path, count_prepares):
     after = net(x).asnumpy()
     assert len(count_prepares) == n + 1
     assert not np.array_equal(after, before)
-    net.export(str(tmp_path / "changed"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        fresh = mx.gluon.SymbolBlock.imports(str(tmp_path / "changed-symbol.json"), ["data"],
-                                             str(tmp_path / "changed-0000.params"))
-    np.testing.assert_array_equal(fresh(x).asnumpy(), after)
+    _assert_as_fresh(net, x, after, tmp_path)
 
 
 @pytest.mark.parametrize("layer", ["conv", "fc"])
