@@ -60,6 +60,10 @@ class GraphInfo:
     entries : list of Entry
         The graph entry ``(node, output index)`` of each slot.
     n_slots : int
+    prepared : dict
+        What the plans' prepared steps keep (``OpDef.prepare``), by the step's first
+        output slot: one object per node, shared by every plan of the graph (each
+        batch size, train or predict).
     """
 
     def __init__(self, heads):
@@ -97,6 +101,7 @@ class GraphInfo:
                                      node.op.aux_indices(node.attrs) if node.op.aux_names
                                      else ()))
         self.n_slots = nxt
+        self.prepared: dict = {}
         # the graph entry (node, output index) of every slot
         self.entries: list = [None] * nxt
         for i, n in enumerate(self.variables):

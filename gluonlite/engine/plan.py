@@ -120,13 +120,14 @@ def _keeping_state(forward: Callable, norm: bool) -> Callable:
     return step
 
 
-def _preparing(forward: Callable, prepare: Callable, positions: tuple, slots: tuple,
-               plan: "ForwardPlan") -> Callable:
+def _preparing(forward: Callable, prepare: Callable, slots: tuple, plan: "ForwardPlan",
+               memo: list) -> Callable:
     """The step function of an operator with ``prepare`` whose prepared inputs are the
     plan's own inputs (``slots``): the prepared object is kept while those inputs are
     the same arrays at the same write versions (:meth:`ForwardPlan.run`'s ``versions``);
-    without versions every call prepares afresh (inside ``forward``)."""
-    memo: list = [None, None]   # (key, prepared); the key holds the storage records
+    without versions every call prepares afresh (inside ``forward``).  ``memo``,
+    ``[key, prepared]``, is the node's, shared by the graph's plans (the key holds the
+    storage records)."""
 
     def step(oc, attrs, ins, out):
         versions = plan.versions
@@ -218,8 +219,8 @@ class ForwardPlan:
                 steps.append((_keeping_state(u.op.forward, norm), u.attrs, u.ins,
                               u.outs + (state_slots[k],), False))
             elif slots:
-                positions = tuple(u.op.prepared_inputs(u.attrs))
-                steps.append((_preparing(u.op.forward, u.op.prepare, positions, slots, self),
+                memo = info.prepared.setdefault(u.outs[0], [None, None])
+                steps.append((_preparing(u.op.forward, u.op.prepare, slots, self, memo),
                               u.attrs, u.ins, u.outs, norm))
                 self.versioned_slots.update(slots)
             else:

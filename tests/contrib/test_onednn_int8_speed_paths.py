@@ -152,6 +152,17 @@ def test_weights_are_quantized_once_while_unchanged(tmp_path, count_prepares, ca
     assert len(count_prepares) == _n_quantized_nodes(case) > 0
 
 
+def test_plans_of_one_graph_share_the_prepared_weights(tmp_path, count_prepares):
+    """Another batch size is another plan of the same graph: the weights are not
+    quantized (nor kept) twice."""
+    net = _imported("res_naive", tmp_path)
+    x = DATA["res_naive/x"]
+    net(mx.nd.array(x))
+    net(mx.nd.array(np.concatenate([x, x])))
+    net(mx.nd.array(x))
+    assert len(count_prepares) == _n_quantized_nodes("res_naive")
+
+
 @pytest.mark.parametrize("how", ["set_data", "in_place", "bn_mean"])
 def test_changed_parameters_are_quantized_again(tmp_path, count_prepares, how):
     net = _imported("res_naive", tmp_path)
