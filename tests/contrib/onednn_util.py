@@ -1,5 +1,6 @@
 """Helpers shared by the tests of MXNet's oneDNN INT8 flow (fixtures made by MXNet)."""
 import os
+import warnings
 
 import numpy as np
 
@@ -36,3 +37,23 @@ def op_nodes(graph: dict) -> list:
                     [f"{nodes[e[0]]['name']}:{e[1]}:v{e[2] if len(e) > 2 else 0}"
                      for e in n["inputs"]]))
     return out
+
+
+def imports(prefix: str):
+    """``SymbolBlock.imports`` of ``prefix-symbol.json``/``prefix-0000.params`` with input
+    ``data`` (an INT8 graph types ``data`` late: MXNet warns too, silenced here)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
+                                            prefix + "-0000.params")
+
+
+def import_fixture(data: dict, case: str, prefix: str):
+    """The fixture graph ``<case>/json`` with its ``arg``/``aux`` parameters, written as
+    MXNet's export files under ``prefix`` and imported with :func:`imports`."""
+    with open(prefix + "-symbol.json", "w") as fh:
+        fh.write(str(data[f"{case}/json"]))
+    params = {f"arg:{k}": v for k, v in fixture_params(data, case, "arg").items()}
+    params.update({f"aux:{k}": v for k, v in fixture_params(data, case, "aux").items()})
+    mx.nd.save(prefix + "-0000.params", params)
+    return imports(prefix)

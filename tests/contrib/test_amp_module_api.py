@@ -37,26 +37,24 @@ def test_bfloat16_is_mxnets_record_dtype():
     assert amp.bfloat16.itemsize == 2
 
 
-@pytest.mark.parametrize("target", ["float16", np.float16])
-def test_list_functions_float16(target):
-    assert amp.list_lp16_ops(target) == symbol_fp16.FP16_FUNCS
-    assert amp.list_fp32_ops(target) == symbol_fp16.FP32_FUNCS
-    assert amp.list_lp16_fp32_ops(target) == symbol_fp16.FP16_FP32_FUNCS
-    assert amp.list_conditional_fp32_ops(target) == symbol_fp16.CONDITIONAL_FP32_FUNCS
-    assert amp.list_widest_type_cast(target) == symbol_fp16.WIDEST_TYPE_CASTS
-    assert amp.list_loss_output_functions(target) == symbol_fp16.LOSS_OUTPUT_FUNCTIONS
-    assert amp.list_lp16_use_fp32_params(target) is None
+_FP16 = ("FP16_FUNCS", "FP16_FP32_FUNCS", None)
+_BF16 = ("BF16_FUNCS", "BF16_FP32_FUNCS", "BF16_USE_FP32_PARAMS")
 
 
-@pytest.mark.parametrize("target", ["bfloat16", np.dtype([("bfloat16", np.uint16)])])
-def test_list_functions_bfloat16(target):
-    assert amp.list_lp16_ops(target) == symbol_bf16.BF16_FUNCS
-    assert amp.list_fp32_ops(target) == symbol_bf16.FP32_FUNCS
-    assert amp.list_lp16_fp32_ops(target) == symbol_bf16.BF16_FP32_FUNCS
-    assert amp.list_conditional_fp32_ops(target) == symbol_bf16.CONDITIONAL_FP32_FUNCS
-    assert amp.list_widest_type_cast(target) == symbol_bf16.WIDEST_TYPE_CASTS
-    assert amp.list_loss_output_functions(target) == symbol_bf16.LOSS_OUTPUT_FUNCTIONS
-    assert amp.list_lp16_use_fp32_params(target) == symbol_bf16.BF16_USE_FP32_PARAMS
+@pytest.mark.parametrize("target, lists, names", [
+    ("float16", symbol_fp16, _FP16), (np.float16, symbol_fp16, _FP16),
+    ("bfloat16", symbol_bf16, _BF16),
+    (np.dtype([("bfloat16", np.uint16)]), symbol_bf16, _BF16)])
+def test_list_functions(target, lists, names):
+    lp16, lp16_fp32, use_fp32_params = names
+    assert amp.list_lp16_ops(target) == getattr(lists, lp16)
+    assert amp.list_fp32_ops(target) == lists.FP32_FUNCS
+    assert amp.list_lp16_fp32_ops(target) == getattr(lists, lp16_fp32)
+    assert amp.list_conditional_fp32_ops(target) == lists.CONDITIONAL_FP32_FUNCS
+    assert amp.list_widest_type_cast(target) == lists.WIDEST_TYPE_CASTS
+    assert amp.list_loss_output_functions(target) == lists.LOSS_OUTPUT_FUNCTIONS
+    want = None if use_fp32_params is None else getattr(lists, use_fp32_params)
+    assert amp.list_lp16_use_fp32_params(target) == want
 
 
 def test_list_functions_default_is_float16():

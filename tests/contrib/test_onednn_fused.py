@@ -10,13 +10,14 @@ weights) and are differentiable (MXNet's float fused nodes are inference only).
 """
 import json
 import os
-import warnings
 
 import numpy as np
 import pytest
 
 import gluonlite as mx
 from gluonlite.base import MXNetError
+
+from .onednn_util import import_fixture
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 DATA = dict(np.load(os.path.join(HERE, "onednn_fused.npz")))
@@ -82,16 +83,7 @@ def test_int8_residual_under_uint8_output_saturates_as_mxnet():
 
 @pytest.mark.parametrize("case", ["res_naive", "att_naive", "float_fused"])
 def test_symbolblock_imports_exported_model(case, tmp_path):
-    prefix = str(tmp_path / "net")
-    with open(prefix + "-symbol.json", "w") as fh:
-        fh.write(str(DATA[f"{case}/json"]))
-    params = {f"arg:{k}": v for k, v in _params(case, "arg").items()}
-    params.update({f"aux:{k}": v for k, v in _params(case, "aux").items()})
-    mx.nd.save(prefix + "-0000.params", params)
-    with warnings.catch_warnings():  # MXNet warns too: the quantized graph types `data` late
-        warnings.simplefilter("ignore", UserWarning)
-        net = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
-                                           prefix + "-0000.params")
+    net = import_fixture(DATA, case, str(tmp_path / "net"))
     out = net(mx.nd.array(DATA[f"{case}/x"])).asnumpy()
     last = json.loads(str(DATA[f"{case}/json"]))
     head = last["nodes"][last["heads"][0][0]]["name"]

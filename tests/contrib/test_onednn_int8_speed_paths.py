@@ -3,7 +3,6 @@ from the operands' values per channel, and the quantized weights kept between ca
 while the parameters are unchanged (``OpDef.prepare``; MXNet's nodes compare their
 weights' versions the same way).  Fixtures: ``tests/fixtures/onednn_fused.npz``."""
 import json
-import warnings
 
 import numpy as np
 import pytest
@@ -12,7 +11,7 @@ import gluonlite as mx
 from gluonlite.ops import _quantized_math as qm
 from gluonlite.ops.registry import get_op
 
-from .onednn_util import fixture_params, load_fixture
+from .onednn_util import import_fixture, imports, load_fixture
 
 DATA = load_fixture("onednn_fused.npz")
 
@@ -94,17 +93,8 @@ def _oc():
 
 
 # -- the prepared weights ---------------------------------------------------------------
-def _imported(case, tmp_path, name="net"):
-    prefix = str(tmp_path / name)
-    with open(prefix + "-symbol.json", "w") as fh:
-        fh.write(str(DATA[f"{case}/json"]))
-    params = {f"arg:{k}": v for k, v in fixture_params(DATA, case, "arg").items()}
-    params.update({f"aux:{k}": v for k, v in fixture_params(DATA, case, "aux").items()})
-    mx.nd.save(prefix + "-0000.params", params)
-    with warnings.catch_warnings():  # MXNet warns too: the quantized graph types `data` late
-        warnings.simplefilter("ignore", UserWarning)
-        net = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
-                                           prefix + "-0000.params")
+def _imported(case, tmp_path):
+    net = import_fixture(DATA, case, str(tmp_path / "net"))
     net.hybridize(static_alloc=True, static_shape=True)
     return net
 
@@ -116,11 +106,7 @@ def _assert_as_fresh(net, x, got, tmp_path):
     """``got`` equals the output of a network imported afresh from ``net``'s current
     parameters (nothing kept from before the change)."""
     net.export(str(tmp_path / "changed"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        fresh = mx.gluon.SymbolBlock.imports(str(tmp_path / "changed-symbol.json"), ["data"],
-                                             str(tmp_path / "changed-0000.params"))
-    np.testing.assert_array_equal(fresh(x).asnumpy(), got)
+    np.testing.assert_array_equal(imports(str(tmp_path / "changed"))(x).asnumpy(), got)
 
 
 @pytest.fixture

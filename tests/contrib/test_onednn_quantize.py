@@ -15,7 +15,7 @@ import gluonlite as mx
 from gluonlite.contrib import quantization as q
 from gluonlite.symbol.onednn_post_quantize import post_quantize_onednn
 
-from .onednn_util import fixture_params, load_fixture, op_nodes
+from .onednn_util import fixture_params, import_fixture, load_fixture, op_nodes
 
 DATA = load_fixture("onednn_quantize.npz")
 CASES = sorted({k.split("/")[0] for k in DATA})
@@ -37,6 +37,16 @@ def _calib_iter(case):
     return mx.io.NDArrayIter(DATA[f"{case}/calib"], batch_size=4)
 
 
+def _quantize_args(case) -> dict:
+    """The fixture's parameters, calibration data and MXNet's quantization options."""
+    meta = _meta(case)
+    return dict(arg_params=_params(case, "arg"), aux_params=_params(case, "aux"),
+                ctx=mx.cpu(), calib_mode=meta["calib_mode"], calib_data=_calib_iter(case),
+                num_calib_examples=8, quantized_dtype=meta["quantized_dtype"],
+                quantize_mode=meta["quantize_mode"],
+                quantize_granularity=meta["quantize_granularity"], label_names=None)
+
+
 def _check(case, qsym, qarg, qaux):
     assert _graph(qsym.tojson()) == _graph(str(DATA[f"{case}/qjson"]))
     want = _params(case, "qarg")
@@ -51,43 +61,26 @@ def _check(case, qsym, qarg, qaux):
 @pytest.mark.parametrize("case", CASES)
 def test_quantizing_mxnets_fused_graph_gives_mxnets_int8_graph(case):
     """Quantization, calibration and the post-quantization passes on the graph MXNet fused."""
-    meta = _meta(case)
     fused = mx.sym.load_json(str(DATA[f"{case}/fused_json"]))
-    qsym, qarg, qaux = q.quantize_model(
-        fused, _params(case, "arg"), _params(case, "aux"), ctx=mx.cpu(),
-        calib_mode=meta["calib_mode"], calib_data=_calib_iter(case), num_calib_examples=8,
-        quantized_dtype=meta["quantized_dtype"], quantize_mode=meta["quantize_mode"],
-        quantize_granularity=meta["quantize_granularity"], label_names=None)
+    qsym, qarg, qaux = q.quantize_model(fused, **_quantize_args(case))
     _check(case, post_quantize_onednn(qsym), qarg, qaux)
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_quantize_model_mkldnn_matches_mxnet(case):
     """The whole flow from the float model, fusion included."""
-    meta = _meta(case)
     sym = mx.sym.load_json(str(DATA[f"{case}/json"]))
-    qsym, qarg, qaux = q.quantize_model_mkldnn(
-        sym, _params(case, "arg"), _params(case, "aux"), ctx=mx.cpu(),
-        calib_mode=meta["calib_mode"], calib_data=_calib_iter(case), num_calib_examples=8,
-        quantized_dtype=meta["quantized_dtype"], quantize_mode=meta["quantize_mode"],
-        quantize_granularity=meta["quantize_granularity"], label_names=None)
+    qsym, qarg, qaux = q.quantize_model_mkldnn(sym, **_quantize_args(case))
     _check(case, qsym, qarg, qaux)
 
 
 def test_quantize_net_on_cpu_runs_the_onednn_flow(tmp_path):
     case = "res_naive"
-    prefix = str(tmp_path / "float")
-    with open(prefix + "-symbol.json", "w") as fh:
-        fh.write(str(DATA[f"{case}/json"]))
-    params = {f"arg:{k}": v for k, v in _params(case, "arg").items()}
-    params.update({f"aux:{k}": v for k, v in _params(case, "aux").items()})
-    mx.nd.save(prefix + "-0000.params", params)
+    net = import_fixture(DATA, case, str(tmp_path / "float"))
     calib = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(
         mx.nd.array(DATA[f"{case}/calib"]), mx.nd.zeros((8,))), batch_size=4)
-    with warnings.catch_warnings():  # as MXNet, both blocks warn that `data` is untyped
+    with warnings.catch_warnings():  # as MXNet, the quantized block warns `data` is untyped
         warnings.simplefilter("ignore", UserWarning)
-        net = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
-                                           prefix + "-0000.params")
         qnet = q.quantize_net_v2(net, quantized_dtype="auto", quantize_mode="full",
                                  calib_data=calib, calib_mode="naive", num_calib_examples=8,
                                  ctx=mx.cpu())

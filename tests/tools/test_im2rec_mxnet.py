@@ -2,6 +2,7 @@
 ``.lst`` files byte for byte, the same record keys and headers, the same pixels (PNG
 exactly, resized ones within one level, JPEG within the encoders' differences), MXNet
 reading gluonlite's records, and ``ImageRecordIter`` over both."""
+import importlib.util
 import io
 import os
 
@@ -14,17 +15,21 @@ from gluonlite.tools import im2rec
 from ._im2rec_util import read_records, record_keys
 
 pytest.importorskip("PIL")
-FIXTURE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                       "fixtures", "im2rec.npz")
-# case -> (list, options): as in gen_im2rec.py
-CASES = {
-    "png_crop_resize": ("all", ["--encoding", ".png", "--center-crop", "--resize", "8"]),
-    "png_resize_grey": ("all", ["--encoding", ".png", "--resize", "9", "--color", "0"]),
-    "png_unchanged": ("all", ["--encoding", ".png", "--color", "-1", "--quality", "3"]),
-    "jpg_default": ("all", []),
-    "pass_through_pack_label": ("labels", ["--pass-through", "--pack-label"]),
-    "png_first_label": ("labels", ["--encoding", ".png"]),
-}
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "fixtures")
+FIXTURE = os.path.join(FIXTURES, "im2rec.npz")
+
+
+def _generator_cases() -> dict:
+    """case -> (list, options), read from the fixture's generator (one definition)."""
+    path = os.path.join(FIXTURES, "gen_im2rec.py")
+    spec = importlib.util.spec_from_file_location("gen_im2rec", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.CASES
+
+
+CASES = _generator_cases()
 # largest pixel difference allowed from MXNet's (OpenCV's) pixels
 TOLERANCE = {"png_crop_resize": 1, "png_resize_grey": 1, "png_unchanged": 0,
              "jpg_default": 8, "png_first_label": 0}
