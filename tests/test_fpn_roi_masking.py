@@ -32,8 +32,12 @@ def test_invalid_roi_does_not_touch_other_rois():
     rois = mx.nd.array([[0, 1, 1, 6, 5], [-1, -1, -1, -1, -1], [0, 0.5, 2, 7.5, 7]])
     out = mx.nd.contrib.ROIAlign(data, rois, (2, 2), 1.0, sample_ratio=2).asnumpy()
     alone = mx.nd.contrib.ROIAlign(data, rois[0:1], (2, 2), 1.0, sample_ratio=2).asnumpy()
-    # MXNet 1.9.1 gives out[0, 0, 0, 1] == 0 here (its top_data[n] = 0 bug)
-    np.testing.assert_array_equal(out[0], alone[0])
+    # MXNet 1.9.1 gives out[0, 0, 0, 1] == 0 here (its top_data[n] = 0 bug).  Alone, ROI 0
+    # goes through GEMMs of another shape, which BLAS may sum in another order: each output
+    # is a convex combination of the data, summed over H then W in float32, so the two
+    # agree to (H + W) * eps * max|data| and no better
+    bound = (8 + 8) * np.finfo(np.float32).eps * np.abs(data.asnumpy()).max()
+    np.testing.assert_allclose(out[0], alone[0], rtol=0, atol=bound)
     assert out[0, 0, 0, 1] != 0
     np.testing.assert_array_equal(out[1], 0)
 

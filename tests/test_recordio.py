@@ -111,6 +111,7 @@ def test_pack_img_round_trip():
         recordio.unpack_img(recordio.pack(recordio.IRHeader(0, 0.0, 1, 0), b"not an image"))
 
 
+@pytest.mark.pillow
 def test_unpack_img_grey_equals_imdecode_grey():
     # the grey conversion is OpenCV's (as mx.image.imdecode(flag=0)), not Pillow's "L"
     rng = np.random.RandomState(9)

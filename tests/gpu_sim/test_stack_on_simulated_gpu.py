@@ -46,11 +46,19 @@ def test_gluon_training_step_matches_cpu(gpu, hybridize):
         loss.backward()
         params = net.collect_params()
         assert all(p.data(ctx).context == ctx for p in params.values())
-        runs.append([y.asnumpy(), loss.asnumpy()]
-                    + [p.grad(ctx).asnumpy() for p in params.values() if p.grad_req != "null"]
-                    + [p.data(ctx).asnumpy() for p in params.values()]  # BN running stats
-                    + [net(data).asnumpy()])  # predict mode uses the running stats
-    for c, g in zip(*runs):
+        grads = [p.grad(ctx).asnumpy() for p in params.values() if p.grad_req != "null"]
+        runs.append({"grads": grads, "values": [y.asnumpy(), loss.asnumpy()]
+                     + [p.data(ctx).asnumpy() for p in params.values()]  # BN running stats
+                     + [net(data).asnumpy()]})  # predict mode uses the running stats
+    cpu, sim = runs
+    # The simulated GPU sums in other orders (its own convolution and GEMM layouts), and
+    # float32 sums in different orders differ by a few ulp of the terms summed.  Gradient
+    # terms are of the scale of the largest gradient, however small the sum: BatchNorm's
+    # backward cancels them (the first convolution's bias has an exact gradient of 0).
+    grad_scale = max(float(np.abs(g).max()) for g in cpu["grads"])
+    for c, g in zip(cpu["grads"], sim["grads"]):
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-5 * grad_scale)
+    for c, g in zip(cpu["values"], sim["values"]):
         np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
 
 

@@ -91,6 +91,7 @@ def _check_batches(it, key, atol=RESIZE_ATOL):
     assert count
 
 
+@pytest.mark.pillow
 @pytest.mark.parametrize("name", cases.ITER_CASES)
 def test_image_det_iter_matches_mxnet(root, name):
     _seed()
@@ -104,6 +105,7 @@ def test_image_det_iter_matches_mxnet(root, name):
     _check_batches(it, f"iter/{name}", atol=2 * RESIZE_ATOL if "aug" in name else RESIZE_ATOL)
 
 
+@pytest.mark.pillow
 def test_sync_label_shape_and_reshape_match_mxnet(root):
     _seed()
     big = mx.image.ImageDetIter(**cases.iter_kwargs("lst_pad", root))
@@ -249,6 +251,7 @@ def test_parse_label_errors(root):
     np.testing.assert_allclose(out, [[1, 0.1, 0.2, 0.3, 0.4, 7]], rtol=1e-6)
 
 
+@pytest.mark.pillow
 def test_invalid_samples_skipped_and_padded(root):
     labels = [[2, 5, 3, 0.1, 0.1, 0.5, 0.5, 4, 0.2, 0.2, 0.9, 0.9],
               [2, 5, -1, 0.1, 0.1, 0.5, 0.5],  # only ignored ids: skipped
@@ -265,6 +268,7 @@ def test_invalid_samples_skipped_and_padded(root):
 
 
 # -- draw_next -------------------------------------------------------------------------------------
+@pytest.mark.pillow
 def test_draw_next_without_opencv(root):
     labels = [[2, 5, 1, 0.25, 0.25, 0.75, 0.75]]
     it = _iter_over(root, labels)
@@ -284,6 +288,7 @@ def test_draw_next_without_opencv(root):
             it.draw_next(id2labels={1: "cat"})
 
 
+@pytest.mark.pillow
 def test_draw_next_undoes_normalization(root):
     labels = [[2, 5, 1, 0.25, 0.25, 0.75, 0.75]]
     _seed()

@@ -70,6 +70,7 @@ def root(tmp_path_factory):
     return str(path)
 
 
+@pytest.mark.pillow
 @pytest.mark.parametrize("name", cases.ITER_CASES)
 def test_image_iter_matches_mxnet(root, name):
     _seed()

@@ -128,7 +128,7 @@ def test_csr_data_needs_discard_and_slices_stay_csr():
 
 
 def test_csr_data_shuffles_rows_with_their_labels():
-    import scipy.sparse as spsp
+    spsp = pytest.importorskip("scipy.sparse")  # SciPy matrices as input, as in MXNet
     dense = np.arange(24, dtype=np.float32).reshape(8, 3) * (np.arange(24).reshape(8, 3) % 2)
     label = np.arange(8, dtype=np.float32)
     np.random.seed(0)

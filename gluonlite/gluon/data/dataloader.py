@@ -339,6 +339,10 @@ class DataLoader:
             self.refresh()
 
     def _prefetch_iter(self):
+        # no data_loader=self here: the loader keeps this iterator (prefetching with
+        # auto_reload), and the back-reference made a cycle that left the workers and their
+        # shared memory alive after ``del loader`` until the garbage collector ran;
+        # ``__iter__``'s generator keeps the loader alive while an epoch runs
         if self._num_workers == 0:
             return self._same_process_iter()
         return _MultiWorkerIter(self._worker_pool, self._batchify_fn, self._batch_sampler,
@@ -346,7 +350,7 @@ class DataLoader:
                                 worker_fn=_thread_worker_fn if self._thread_pool else _worker_fn,
                                 prefetch=self._prefetch,
                                 dataset=self._dataset if self._thread_pool else None,
-                                data_loader=self, timeout=self._timeout)
+                                timeout=self._timeout)
 
     def _same_process_iter(self):
         take = _array_batches(self._dataset, self._batchify_fn)

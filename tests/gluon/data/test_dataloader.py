@@ -1,6 +1,7 @@
 """``gluon.data.DataLoader``: batches in this process, in worker processes (through shared
 memory) and in threads; worker errors, dead workers and timeouts surface quickly and no
 process or shared-memory segment is left behind."""
+import gc
 import glob
 import multiprocessing
 import os
@@ -52,7 +53,9 @@ class _Slow(data.Dataset):
 
 
 def _segments():
-    return set(glob.glob("/dev/shm/gluonlite-dl-*"))
+    """This process's loaders' shared-memory segments (named after its pid; other
+    processes on the machine may be using DataLoaders too)."""
+    return set(glob.glob(f"/dev/shm/gluonlite-dl-{os.getpid()}-*"))
 
 
 def _check_batches(loader, expect_len=4):
@@ -81,6 +84,22 @@ def test_batches_in_order(workers, threads):
     assert _check_batches(loader)  # a second epoch
     del loader
     assert _segments() <= before
+
+
+def test_deleting_a_prefetching_loader_frees_its_workers_at_once():
+    before = _segments()
+    loader = data.DataLoader(_Squares(), batch_size=3, num_workers=2, auto_reload=True)
+    _check_batches(loader)  # the next epoch is prefetching now
+    pids = [p.pid for p in loader._worker_pool._pool]
+    gc.disable()  # nothing may wait for the garbage collector (no reference cycle)
+    try:
+        del loader
+        assert _segments() <= before
+        for pid in pids:
+            with pytest.raises(OSError):
+                os.kill(pid, 0)  # the worker is gone (and reaped)
+    finally:
+        gc.enable()
 
 
 def test_shuffle_sampler_and_batch_sampler_arguments():
@@ -131,7 +150,6 @@ def test_no_worker_processes_left_behind():
     list(loader)
     pids = [p.pid for p in loader._worker_pool._pool]
     del loader
-    import gc
     gc.collect()
     for pid in pids:
         with pytest.raises(OSError):

@@ -85,6 +85,7 @@ def test_exports():
     ("CIFAR100/train_fine", "CIFAR100", "cifar100", {"fine_label": True}),
     ("CIFAR100/test_fine", "CIFAR100", "cifar100", {"fine_label": True, "train": False}),
 ])
+@pytest.mark.pillow
 def test_downloaded_datasets_match_mxnet(root, key, cls, sub, kwargs):
     ds = getattr(vision, cls)(os.path.join(root, sub), **kwargs)
     _check_dataset(key, ds)
@@ -93,6 +94,7 @@ def test_downloaded_datasets_match_mxnet(root, key, cls, sub, kwargs):
     assert type(label) is np.int32
 
 
+@pytest.mark.pillow
 def test_mnist_values_and_transform(root):
     ds = vision.MNIST(os.path.join(root, "mnist"), train=False)
     with gzip.open(os.path.join(root, "mnist", "t10k-images-idx3-ubyte.gz")) as f:
@@ -122,6 +124,7 @@ def test_mnist_values_and_transform(root):
     assert first[0].dtype == np.float32 and first[1] == labels[1]
 
 
+@pytest.mark.pillow
 def test_mnist_uncompressed_files(root, tmp_path):
     for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"):
         with gzip.open(os.path.join(root, "mnist", name + ".gz")) as f:
@@ -150,6 +153,7 @@ def test_missing_files_error(tmp_path, cls, names):
     assert where.is_dir()
 
 
+@pytest.mark.pillow
 def test_missing_test_files_named(tmp_path, root):
     shutil.copy(os.path.join(root, "mnist", "t10k-labels-idx1-ubyte.gz"), tmp_path)
     with pytest.raises(FileNotFoundError, match="t10k-images-idx3-ubyte.gz") as info:
@@ -176,6 +180,7 @@ def test_default_root(monkeypatch, tmp_path):
         vision.MNIST("~/mnist_home")
 
 
+@pytest.mark.pillow
 def test_corrupt_files(tmp_path, root):
     shutil.copy(os.path.join(root, "mnist", "train-labels-idx1-ubyte.gz"), tmp_path)
     with gzip.open(tmp_path / "train-images-idx3-ubyte.gz", "wb") as f:
@@ -199,6 +204,7 @@ def test_corrupt_files(tmp_path, root):
         vision.CIFAR10(str(tmp_path), train=False)
 
 
+@pytest.mark.pillow
 def test_cifar_archive_as_mxnet(root, tmp_path):
     # MXNet's archive: the batch files at the top level, extracted into root
     shutil.copy(os.path.join(root, "cifar10_tar", "cifar-10-binary.tar.gz"), tmp_path)
@@ -213,6 +219,7 @@ def _tar_dir(archive, folder, arcname):
         tar.add(folder, arcname=arcname)
 
 
+@pytest.mark.pillow
 def test_cifar_official_layout(root, tmp_path):
     # the official archives hold a folder: cifar-10-batches-bin/, cifar-100-binary/
     sub = tmp_path / "c10" / "cifar-10-batches-bin"
@@ -240,6 +247,7 @@ def test_cifar_archive_without_the_files(tmp_path):
         vision.CIFAR10(str(tmp_path))
 
 
+@pytest.mark.pillow
 def test_cifar_values(root):
     ds = vision.CIFAR100(os.path.join(root, "cifar100"), fine_label=True, train=False)
     raw = np.fromfile(os.path.join(root, "cifar100", "test.bin"), np.uint8).reshape(-1, 3074)
@@ -264,6 +272,7 @@ def _image_folder(root, flag, **kwargs):
 _FOLDER_JPEG = (1, 2)
 
 
+@pytest.mark.pillow
 @pytest.mark.parametrize("flag", [1, 0])
 def test_image_folder_dataset(root, flag):
     key = f"ImageFolderDataset/flag{flag}"
@@ -277,6 +286,7 @@ def test_image_folder_dataset(root, flag):
     assert type(label) is int and data.shape == (5, 6, 3 if flag else 1)
 
 
+@pytest.mark.pillow
 def test_image_folder_transform_and_loader(root):
     ds, _ = _image_folder(root, 1, transform=lambda d, l: (d.astype("float32"), l * 10))
     data, label = ds[4]
@@ -294,6 +304,7 @@ def test_image_folder_missing_root(tmp_path):
         vision.ImageFolderDataset(str(tmp_path / "nothing"))
 
 
+@pytest.mark.pillow
 @pytest.mark.parametrize("flag", [1, 0])
 def test_image_record_dataset(root, flag):
     key = f"ImageRecordDataset/flag{flag}"
@@ -304,12 +315,14 @@ def test_image_record_dataset(root, flag):
     assert t[1] == ((5, 6, 3 if flag else 1), 3.0)
 
 
+@pytest.mark.pillow
 def test_image_record_missing_index(tmp_path, root):
     shutil.copy(os.path.join(root, "data.rec"), tmp_path)
     with pytest.raises(MXNetError, match="data.idx"):
         vision.ImageRecordDataset(str(tmp_path / "data.rec"))
 
 
+@pytest.mark.pillow
 @pytest.mark.parametrize("flag", [1, 0])
 def test_image_list_dataset_lst(root, flag):
     ds = vision.ImageListDataset(os.path.join(root, "images"), "list.lst", flag=flag)
@@ -320,12 +333,14 @@ def test_image_list_dataset_lst(root, flag):
         np.testing.assert_array_equal(label.asnumpy(), np.array(labels, np.float32))
 
 
+@pytest.mark.pillow
 @pytest.mark.parametrize("flag", [1, 0])
 def test_image_list_dataset_list(root, flag):
     ds = vision.ImageListDataset(os.path.join(root, "images"), gen.PYLIST, flag=flag)
     _check_dataset(f"ImageListDataset/list/flag{flag}", ds, jpeg_items=(1,))
 
 
+@pytest.mark.pillow
 def test_image_list_dataset_errors(root):
     with pytest.raises(ValueError, match="imglist"):
         vision.ImageListDataset(root, None)
@@ -340,6 +355,7 @@ def test_image_list_dataset_errors(root):
     ("ImageRecordDataset/flag1",
      lambda r: vision.ImageRecordDataset(os.path.join(r, "data.rec")).take(2)),
 ])
+@pytest.mark.pillow
 def test_dataloader_batches_match_mxnet(root, key, make):
     batches = list(mx.gluon.data.DataLoader(make(root), batch_size=2))
     exp = REF["batches/" + key]
