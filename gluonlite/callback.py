@@ -157,9 +157,11 @@ def progress(iterable: Iterable, total: int | None = None, desc: str = "",
              use_tqdm: bool | None = None) -> Iterator:
     """Yield from ``iterable`` while showing progress and throughput.
 
-    With ``tqdm`` installed (and ``use_tqdm`` not False) the display is a tqdm bar;
-    otherwise one line on ``file`` (standard error) is rewritten at most every
-    ``min_interval`` seconds and finished with a newline::
+    On a terminal, with ``tqdm`` installed (and ``use_tqdm`` not False) the display is a
+    tqdm bar; otherwise one line on ``file`` (standard error) is rewritten at most every
+    ``min_interval`` seconds and finished with a newline.  When ``file`` is not a terminal
+    (a log file, a pipe) nothing is rewritten: one plain line is written when the loop
+    ends, and tqdm is used only where ``use_tqdm=True`` asks for it::
 
         for data, label in mx.callback.progress(train_loader, desc="epoch 1",
                                                 batch_size=64):
@@ -181,9 +183,11 @@ def progress(iterable: Iterable, total: int | None = None, desc: str = "",
             total = len(iterable)
         except TypeError:
             total = None
-    if use_tqdm is not False:
+    file = file or sys.stderr
+    interactive = _is_terminal(file)
+    if use_tqdm or (use_tqdm is None and interactive):
         try:
-            from tqdm import tqdm
+            from tqdm import tqdm  # optional dependency
         except ImportError:
             if use_tqdm:
                 raise
@@ -196,11 +200,20 @@ def progress(iterable: Iterable, total: int | None = None, desc: str = "",
                     yield item
                     bar.update(scale)
             return
-    yield from _text_progress(iterable, total, desc, batch_size, file or sys.stderr,
-                              min_interval)
+    yield from _text_progress(iterable, total, desc, batch_size, file,
+                              min_interval if interactive else math.inf)
+
+
+def _is_terminal(file) -> bool:
+    isatty = getattr(file, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):  # a closed or detached stream
+        return False
 
 
 def _text_progress(iterable, total, desc, batch_size, file, min_interval):
+    # with min_interval = inf (not a terminal) only the final, plain line is written
     start = last = time.time()
     count = 0
 
@@ -214,7 +227,7 @@ def _text_progress(iterable, total, desc, batch_size, file, min_interval):
                     f"{rate:.1f} {unit}")
         else:
             line = f"{head}{count} {rate:.1f} {unit}"
-        file.write("\r" + line + ("\n" if final else ""))
+        file.write(("\r" if min_interval < math.inf else "") + line + ("\n" if final else ""))
         file.flush()
 
     for item in iterable:

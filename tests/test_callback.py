@@ -71,6 +71,26 @@ def test_progress_text_display_yields_everything():
     assert "samples/s" in text
 
 
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_rewrites_its_line_on_a_terminal_only():
+    tty, log = _Terminal(), io.StringIO()
+    for out in (tty, log):
+        items = list(mx.callback.progress(range(5), desc="epoch 0", file=out, min_interval=0.0,
+                                          use_tqdm=False))
+        assert items == list(range(5))
+    assert tty.getvalue().count("\r") == 6  # a frame per item, then the final line
+    # a log file or pipe gets one plain line, whether or not tqdm is installed
+    lines = log.getvalue().splitlines()
+    assert "\r" not in log.getvalue() and len(lines) == 1 and "5/5" in lines[0]
+    quiet = io.StringIO()
+    list(mx.callback.progress(range(5), file=quiet, min_interval=0.0))
+    assert "\r" not in quiet.getvalue() and len(quiet.getvalue().splitlines()) == 1
+
+
 def test_progress_without_length():
     out = io.StringIO()
     gen = (i for i in range(3))
