@@ -51,7 +51,8 @@ def test_tutorial_runs(path):
         assert result["bert"]["loss_last"] < 0.1 < result["bert"]["loss_first"]
         assert result["bert"]["accuracy"] >= 0.9
     elif path.stem == "train_cnn_gluon":
-        # MXNet 1.9.1 reaches 1.00 on the same script (fixed seeds there and here)
+        # tests/test_tutorial_seeds.py (slow) runs it with 20 other seeds
         assert result["accuracy"] > 0.95
         assert result["restored_accuracy"] == result["accuracy"]
-        assert result["final_lr"] == pytest.approx(0.025)  # two halvings in three epochs
+        # 0.05, halved every two epochs: once in four
+        assert result["final_lr"] == pytest.approx(0.025)

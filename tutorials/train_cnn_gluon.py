@@ -13,7 +13,9 @@ What it shows, in the order a training script needs it:
    fresh network and trainer, which must give the same test accuracy.
 
 Run it with ``python tutorials/train_cnn_gluon.py``.  It reaches a test accuracy
-above 0.95 in three epochs (MXNet 1.9.1 running the same script: 1.00).
+above 0.95 in four epochs whatever the seed: 200 of 200 seeds did, the lowest at 0.967
+(MXNet 1.9.1 running the same script: 40 of 40, the lowest at 0.993).  Every random
+source is seeded (``main(seed=...)``), so a run is reproducible.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from gluonlite import autograd, gluon  # noqa: E402
 from gluonlite.gluon import nn  # noqa: E402
 
 SIZE = 16
+LEARNING_RATE = 0.05  # 0.1 (with batches of 64) collapsed to chance in 1 run of 20
 CLASSES = ("horizontal", "vertical", "diagonal", "anti-diagonal", "cross", "square")
 
 
@@ -92,11 +95,14 @@ def _progress(loader, desc, batch_size):
     return show(loader, desc=desc, batch_size=batch_size) if show else loader
 
 
-def main(epochs: int = 3, batch_size: int = 64, num_workers: int = 2) -> dict:
-    mx.random.seed(7)
+def main(epochs: int = 4, batch_size: int = 32, num_workers: int = 2, seed: int = 7) -> dict:
+    # every random source: the data, the initial weights (mx.random) and the DataLoader's
+    # shuffle, which draws from NumPy's global generator (as in MXNet)
+    mx.random.seed(seed)
+    np.random.seed(seed)
     ctx = mx.cpu()
-    train_x, train_y = make_shapes(3000, seed=1)
-    test_x, test_y = make_shapes(600, seed=2)
+    train_x, train_y = make_shapes(3000, seed=seed)
+    test_x, test_y = make_shapes(600, seed=seed + 1000)
 
     # scale the images to [0, 1]-ish in the workers, lazily, as a transform would
     def scale(image, label):
@@ -109,14 +115,17 @@ def main(epochs: int = 3, batch_size: int = 64, num_workers: int = 2) -> dict:
     test_loader = gluon.data.DataLoader(test_set, batch_size=200, num_workers=num_workers)
 
     net = build_net()
-    net.initialize(mx.init.Xavier(magnitude=2.24), ctx=ctx)
+    # He initialization, made for ReLU layers; with Xavier(magnitude=2.24) about 1 run in
+    # 100 stayed near chance for the first two epochs
+    net.initialize(mx.init.Xavier(rnd_type="gaussian", factor_type="in", magnitude=2), ctx=ctx)
     net.hybridize(static_alloc=True)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     steps_per_epoch = len(train_x) // batch_size
-    schedule = mx.lr_scheduler.FactorScheduler(step=steps_per_epoch, factor=0.5,
-                                               base_lr=0.1)
+    # halve the learning rate every two epochs
+    schedule = mx.lr_scheduler.FactorScheduler(step=2 * steps_per_epoch, factor=0.5,
+                                               base_lr=LEARNING_RATE)
     trainer = gluon.Trainer(net.collect_params(), "sgd",
-                            {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-4,
+                            {"learning_rate": LEARNING_RATE, "momentum": 0.9, "wd": 1e-4,
                              "lr_scheduler": schedule})
     metrics = mx.metric.create(["acc", "ce"])
 
@@ -148,7 +157,7 @@ def main(epochs: int = 3, batch_size: int = 64, num_workers: int = 2) -> dict:
         restored.load_parameters(params_file, ctx=ctx)
         restored.hybridize()
         resumed = gluon.Trainer(restored.collect_params(), "sgd",
-                                {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-4})
+                                {"learning_rate": LEARNING_RATE, "momentum": 0.9, "wd": 1e-4})
         resumed.load_states(states_file)
         restored_accuracy = evaluate(restored, test_loader, ctx)
     print(f"test accuracy {accuracy:.4f}; after reloading the checkpoint {restored_accuracy:.4f}")
