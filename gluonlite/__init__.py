@@ -19,7 +19,7 @@ the package face, may import everything and sets ``mx.nd.CachedOp``.
 layer; ``*`` is every module not named) and checks every import of the package
 against it::
 
-    device: base backend context _malloc _rng name attribute util registry libinfo
+    device: base backend context _malloc _blas _rng name attribute util registry libinfo
     ops: ops
     tape: autograd
     arrays: ndarray
@@ -83,6 +83,7 @@ __version__ = "0.1.0"
 MXNET_VERSION = "1.9.1"
 
 from . import _malloc  # noqa: E402,F401 - allocator tuning, see _malloc.py
+from . import _blas  # noqa: E402,F401 - the BLAS thread count, see _blas.py
 from . import base  # noqa: E402
 from .base import MXNetError  # noqa: E402,F401
 from . import context  # noqa: E402

@@ -21,8 +21,8 @@ PACKAGE = os.path.join(ROOT, "gluonlite")
 
 # the layer table, bottom up: layer -> top-level modules of gluonlite ("*": the rest)
 LAYERS = [
-    ("device", ("base", "backend", "context", "_malloc", "_rng", "name", "attribute",
-                "util", "registry", "libinfo")),
+    ("device", ("base", "backend", "context", "_malloc", "_blas", "_rng", "name",
+                "attribute", "util", "registry", "libinfo")),
     ("ops", ("ops",)),
     ("tape", ("autograd",)),
     ("arrays", ("ndarray",)),
