@@ -27,12 +27,16 @@ PYTHONS = {
 
 def run(script: str, extra: list[str]) -> dict:
     table: dict = {}
+    # every framework's BLAS on every core, as PyTorch's and MXNet's own defaults are
+    # (gluonlite's import would otherwise take half), unless the caller chose a count
+    env = dict(os.environ)
+    env.setdefault("OPENBLAS_NUM_THREADS", str(os.cpu_count() or 1))
     for framework, python in PYTHONS.items():
         if not os.path.exists(python):
             print(f"# {framework}: {python} missing, skipped", file=sys.stderr)
             continue
         cmd = [python, os.path.join(HERE, script), "--framework", framework, "--json", *extra]
-        res = subprocess.run(cmd, capture_output=True, text=True)
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if res.returncode != 0:
             if "choice" in res.stderr:
                 continue  # the benchmark has no case for this framework

@@ -26,8 +26,8 @@ import re
 import numpy as np
 
 USER_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-# OpenBLAS's setter as NumPy's wheels (scipy-openblas, 64-bit integers), older wheels and
-# system or conda builds name it
+# how OpenBLAS's functions are named: scipy_openblas_*64_ in NumPy's wheels, openblas_*64_
+# in older ones, openblas_* in system and conda builds
 _PREFIXES = ("scipy_openblas_", "openblas_")
 _SUFFIXES = ("64_", "")
 

@@ -120,7 +120,8 @@ def run(epochs: int = 4, batch_size: int = 32, seed: int = 0, out: str | None = 
         prefix = os.path.join(folder, "demo")
         net.export(prefix, epoch=0)
         files = [f"{prefix}-symbol.json", f"{prefix}-0000.params"]
-        say("exported: " + ", ".join(files))
+        say("exported: " + ", ".join(files)
+            + ("" if out else " (a temporary folder; --out DIR keeps the files)"))
 
         with warnings.catch_warnings():
             # as MXNet's, imports warns that the untyped input "data" makes every parameter
