@@ -4,9 +4,9 @@ NumPy's OpenBLAS starts a thread per core and keeps them spinning while they wai
 work.  Where another process (a second job, a DataLoader worker) needs a core, those
 threads fight it for the core and every product waits for the slowest of them.  Measured
 on a 2-core machine (``bench/bench_blas_threads.py``, figures in ``bench/README.md``):
-with the other core busy, two threads made the tutorial CNN's training epoch 2.3x and
-ResNet-18 inference 1.6x slower than one thread; on an idle machine one thread cost 6%
-on the epoch and 1.5-1.9x on large products.  One thread loses least there, so at import
+with the other core busy, two threads made the tutorial CNN's training epoch 2.2x and
+ResNet-18 inference 1.7x slower than one thread; on an idle machine one thread cost about
+10% on the epoch and 1.5-2x on large products.  One thread loses least there, so at import
 gluonlite gives OpenBLAS half the cores this process may use, at least one.  (Only
 2-core machines were measured; on more cores, half leaves room for the Python thread and
 the DataLoader workers.)
