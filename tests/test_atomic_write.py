@@ -30,3 +30,16 @@ def test_failed_write_keeps_the_old_file(what, tmp_path, monkeypatch):
         write()
     after = {name: open(tmp_path / name, "rb").read() for name in os.listdir(tmp_path)}
     assert after == before  # old files intact, no temporary left
+
+
+def test_next_save_removes_temporaries_of_dead_writers_only(tmp_path):
+    path = str(tmp_path / "arrays.nd")
+    dead = f"{path}.tmp{2 ** 22 + 1}"  # above Linux's pid_max: no such process
+    live = f"{path}.tmp{os.getppid()}"  # a running process (pytest's parent) may be writing
+    other = str(tmp_path / "other.nd.tmp1")  # another file's temporary
+    for leftover in (dead, live, other):
+        open(leftover, "wb").close()
+    mx.nd.save(path, [mx.nd.ones((2,))])
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["arrays.nd", os.path.basename(live), "other.nd.tmp1"])
+    assert base.stale_temporaries(path) == []
