@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 
 from ..base import MXNetError
+from ..model import save_pair
 from .parameter import _AssertionError, _ValueError
 from .parameter_dict import _brief_print_list
 
@@ -93,7 +94,6 @@ def export(block, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> No
         raise MXNetError("Please first call block.hybridize() and then run forward with "
                             "this block at least once before calling export.")
     sym = block._cached_graph[1]
-    sym.save(f"{path}-symbol.json", remove_amp_cast=remove_amp_cast)
     arg_names = set(sym.list_arguments())
     aux_names = set(sym.list_auxiliary_states())
     arrays = OrderedDict()
@@ -105,4 +105,5 @@ def export(block, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> No
         else:
             raise _AssertionError(f"export: Parameter '{name}' of {block.name} is not an "
                                   f"input of the exported graph")
-    _nd().save(f"{path}-{epoch:04d}.params", arrays)
+    save_pair(f"{path}-symbol.json", sym, f"{path}-{epoch:04d}.params", arrays,
+              remove_amp_cast)

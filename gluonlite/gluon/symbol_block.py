@@ -13,6 +13,7 @@ import copy
 import numpy as np
 
 from ..base import MXNetError, mx_real_t
+from ..ndarray.utils import check_paired
 from .hybrid_block import HybridBlock, _flatten, _regroup
 from .parameter import ParameterDict, _AssertionError
 
@@ -110,6 +111,8 @@ class SymbolBlock(HybridBlock):
             As for ``ParameterDict.load``.
         """
         sym = _sym_mod()
+        if param_file is not None:
+            check_paired(param_file, symbol_file)  # finishes an interrupted export
         out = sym.load(symbol_file)
         if isinstance(input_names, str):
             input_names = [input_names]

@@ -30,7 +30,7 @@ from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from ..base import write_atomically
-from ..model import load_checkpoint
+from ..model import load_checkpoint, save_checkpoint
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 
@@ -398,9 +398,9 @@ class Module(BaseModule):
     def save_checkpoint(self, prefix: str, epoch: int, save_optimizer_states: bool = False,
                         remove_amp_cast: bool = True) -> None:
         """Write ``prefix-symbol.json``, ``prefix-%04d.params`` (and ``.states``)."""
-        self._symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
         param_name = "%s-%04d.params" % (prefix, epoch)
-        self.save_params(param_name)
+        save_checkpoint(prefix, epoch, self._symbol, *self.get_params(),
+                        remove_amp_cast=remove_amp_cast)
         logging.info('Saved checkpoint to "%s"', param_name)
         if save_optimizer_states:
             state_name = "%s-%04d.states" % (prefix, epoch)
