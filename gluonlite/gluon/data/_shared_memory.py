@@ -6,6 +6,12 @@ the file, unlinks it at once and wraps the mapping in an NDArray: the pages are
 written once by the worker and read in place by the trainer.  Where ``/dev/shm``
 does not exist the array is pickled by value.
 
+A segment is in flight from its creation until the receiver unlinks it.  Meanwhile it
+is registered with multiprocessing's resource tracker, a process shared by the loader
+and its workers that outlives them: if they are all killed (the main process by
+SIGKILL, its workers by the end of their pipes), the tracker unlinks what is still
+registered, so no segment outlives the processes that use it.
+
 The reduction is registered on ``multiprocessing.reduction.ForkingPickler``, as
 MXNet does, so NDArrays sent through multiprocessing queues travel the same way.
 """
@@ -15,6 +21,7 @@ import glob
 import mmap
 import os
 import tempfile
+from multiprocessing import resource_tracker
 from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
@@ -23,7 +30,7 @@ from ...ndarray import NDArray
 from ...context import cpu
 
 __all__ = ["ForkingPickler", "reduce_ndarray", "rebuild_ndarray", "remove_leftovers",
-           "set_owner_tag"]
+           "set_owner_tag", "start_tracker"]
 
 _SHM_DIR = "/dev/shm"
 _USABLE = os.path.isdir(_SHM_DIR) and os.access(_SHM_DIR, os.W_OK)
@@ -43,13 +50,30 @@ def _prefix(tag: str) -> str:
     return f"gluonlite-dl-{tag}-"
 
 
+def _tracked_name(path: str) -> str:
+    # the resource tracker unlinks "shared_memory" names with shm_unlink: /dev/shm/<name>
+    return "/" + os.path.basename(path)
+
+
+def start_tracker() -> None:
+    """Start the resource tracker in this process, before it forks workers, so that the
+    workers register their segments with the tracker this process unregisters them from."""
+    if _USABLE:
+        resource_tracker.ensure_running()
+
+
+def _unlink(path: str) -> None:
+    os.unlink(path)
+    resource_tracker.unregister(_tracked_name(path), "shared_memory")
+
+
 def rebuild_ndarray(path, shape, dtype):
     """Map the segment written by :func:`reduce_ndarray`, unlink it, wrap it."""
     dtype = np.dtype(dtype)
     count = int(np.prod(shape))
     fd = os.open(path, os.O_RDWR)
     try:
-        os.unlink(path)  # the mapping outlives the name
+        _unlink(path)  # the mapping outlives the name
         mapping = mmap.mmap(fd, count * dtype.itemsize)
     finally:
         os.close(fd)
@@ -67,6 +91,7 @@ def reduce_ndarray(arr: NDArray):
     if not _USABLE or data.nbytes == 0:
         return _rebuild_by_value, (data,)
     fd, path = tempfile.mkstemp(prefix=_prefix(_owner_tag or str(os.getppid())), dir=_SHM_DIR)
+    resource_tracker.register(_tracked_name(path), "shared_memory")
     try:
         os.ftruncate(fd, data.nbytes)
         with mmap.mmap(fd, data.nbytes) as mapping:
@@ -74,7 +99,7 @@ def reduce_ndarray(arr: NDArray):
             view[...] = data.reshape(-1)
             del view
     except BaseException:
-        os.unlink(path)
+        _unlink(path)
         raise
     finally:
         os.close(fd)
@@ -88,7 +113,7 @@ def remove_leftovers(tag: str) -> None:
         return
     for path in glob.glob(os.path.join(_SHM_DIR, _prefix(tag) + "*")):
         try:
-            os.unlink(path)
+            _unlink(path)
         except FileNotFoundError:
             pass
 

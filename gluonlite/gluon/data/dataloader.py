@@ -27,7 +27,7 @@ from ...base import MXNetError
 from ... import context, ndarray as nd
 from ...util import is_np_array, np_array
 from . import sampler as _sampler
-from ._shared_memory import ForkingPickler, remove_leftovers, set_owner_tag
+from ._shared_memory import ForkingPickler, remove_leftovers, set_owner_tag, start_tracker
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn", "ForkingPickler",
            "worker_loop", "_MultiWorkerIter", "_as_in_context"]
@@ -319,6 +319,7 @@ class DataLoader:
 
     def _start_processes(self):
         self._tag = f"{os.getpid()}-{next(_LOADER_IDS)}"
+        start_tracker()  # before the fork: the workers share it
         base_seed = int(np.random.randint(0, 2 ** 31 - 1))
         counter = multiprocessing.get_context("fork").Value("i", 0)
         # workers ignore Ctrl-C: the main process decides when they stop
@@ -334,9 +335,25 @@ class DataLoader:
         if self._iter is None:
             self.refresh()
         batches, self._iter = self._iter, None  # one iterator is never used twice
-        yield from batches
+        try:
+            yield from batches
+        except multiprocessing.TimeoutError:
+            # a hung worker: stop the workers now, with the segments of the batches they
+            # made for this epoch; the next epoch starts new ones
+            if not self._thread_pool:
+                self._stop_workers()
+            raise
         if self._iter is None and self.auto_reload:
             self.refresh()
+
+    def _stop_workers(self) -> None:
+        pool, self._worker_pool = getattr(self, "_worker_pool", None), None
+        if pool is None:
+            return
+        pool.terminate()
+        if not getattr(self, "_thread_pool", False):
+            pool.join()
+            remove_leftovers(self._tag)
 
     def _prefetch_iter(self):
         # no data_loader=self here: the loader keeps this iterator (prefetching with
@@ -345,6 +362,8 @@ class DataLoader:
         # ``__iter__``'s generator keeps the loader alive while an epoch runs
         if self._num_workers == 0:
             return self._same_process_iter()
+        if self._worker_pool is None:  # stopped after a timeout
+            self._worker_pool = self._start_processes()
         return _MultiWorkerIter(self._worker_pool, self._batchify_fn, self._batch_sampler,
                                 pin_memory=self._pin_memory, pin_device_id=self._pin_device_id,
                                 worker_fn=_thread_worker_fn if self._thread_pool else _worker_fn,
@@ -375,9 +394,4 @@ class DataLoader:
         self._iter = None
 
     def __del__(self):
-        pool = getattr(self, "_worker_pool", None)
-        if pool is not None:
-            pool.terminate()
-            if not getattr(self, "_thread_pool", False):
-                pool.join()
-                remove_leftovers(self._tag)
+        self._stop_workers()

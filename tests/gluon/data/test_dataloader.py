@@ -5,6 +5,9 @@ import gc
 import glob
 import multiprocessing
 import os
+import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -145,6 +148,40 @@ def test_timeout(threads):
         next(iter(loader))
 
 
+class _HangsWhileMarked(data.Dataset):
+    """Sample 2 hangs while the marker file exists; the others are quick."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, idx):
+        while idx == 2 and os.path.exists(self.marker):
+            time.sleep(0.05)
+        return np.full((64, 64), idx, dtype=np.float32)
+
+
+def test_timeout_stops_hung_workers_and_their_segments(tmp_path):
+    marker = tmp_path / "hang"
+    marker.touch()
+    loader = data.DataLoader(_HangsWhileMarked(str(marker)), batch_size=1, num_workers=2,
+                             prefetch=6, timeout=1.0)
+    pids = [p.pid for p in loader._worker_pool._pool]
+    batches = iter(loader)
+    assert next(batches).asnumpy()[0, 0, 0] == 0
+    assert next(batches).asnumpy()[0, 0, 0] == 1
+    with pytest.raises(multiprocessing.TimeoutError):
+        next(batches)  # sample 2 hangs; the other worker had made batches 3, 4, ...
+    assert _segments() == set()
+    for pid in pids:
+        with pytest.raises(OSError):
+            os.kill(pid, 0)  # the workers are gone (and reaped)
+    marker.unlink()
+    assert [int(b.asnumpy()[0, 0, 0]) for b in loader] == list(range(8))  # new workers
+
+
 def test_no_worker_processes_left_behind():
     loader = data.DataLoader(_Squares(), batch_size=5, num_workers=2)
     list(loader)
@@ -187,3 +224,40 @@ def test_ndarray_through_a_multiprocessing_queue():
     got = queue.get(timeout=10)
     proc.join()
     np.testing.assert_array_equal(got.asnumpy(), np.arange(6).reshape(2, 3))
+
+
+_KILLED_MAIN = r"""
+import glob, os, signal, time
+import numpy as np
+from gluonlite.gluon import data
+
+class Planes(data.Dataset):
+    def __len__(self):
+        return 64
+
+    def __getitem__(self, idx):
+        return np.full((128, 128), idx, dtype=np.float32)
+
+loader = data.DataLoader(Planes(), batch_size=4, num_workers=2, prefetch=8)
+batches = iter(loader)
+next(batches)
+deadline = time.time() + 10  # until the workers have batches waiting in shared memory
+while not glob.glob(f"/dev/shm/gluonlite-dl-{os.getpid()}-*") and time.time() < deadline:
+    time.sleep(0.01)
+print(len(glob.glob(f"/dev/shm/gluonlite-dl-{os.getpid()}-*")), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm")
+def test_no_segment_outlives_a_killed_main_process():
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_MAIN], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    assert int(out.split()[0]) > 0  # segments were in flight when it died
+    pattern = f"/dev/shm/gluonlite-dl-{proc.pid}-*"
+    deadline = time.monotonic() + 15  # the workers, then the resource tracker, wind down
+    while glob.glob(pattern) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert glob.glob(pattern) == []
