@@ -287,7 +287,12 @@ class ForwardPlan:
     def _allocate(self):
         """Fresh planned buffers: (flat buffers, per-step ``out`` lists)."""
         xp = self.oc.xp
-        flats = [xp.empty(n, dtype=np.uint8) for n in self.memory.sizes]
+        flats = []
+        for b, n in enumerate(self.memory.sizes):
+            try:
+                flats.append(xp.empty(n, dtype=np.uint8))
+            except MemoryError as err:  # CuPy's OutOfMemoryError is one too
+                raise self._allocation_error(b, n, err) from None
         self.n_allocations += len(flats)
         step_outs = []
         for spec in self._view_specs:
@@ -463,6 +468,19 @@ class ForwardPlan:
             if opts.debug:
                 for b in release[k]:
                     flats[b].fill(255)  # NaN for floats, -1 for integers
+
+    def _allocation_error(self, buffer: int, nbytes: int, err) -> MXNetError:
+        """The error for a planned buffer that cannot be allocated, naming the first
+        operator whose output it holds."""
+        for u, spec in zip(self.units, self._view_specs):
+            for b, shape, dtype in spec or ():
+                if b == buffer:
+                    return MXNetError(
+                        f"CachedOp: cannot allocate {nbytes} bytes for the output of "
+                        f"operator {u.op.name} (node {u.name}), shape {tuple(shape)} "
+                        f"{np.dtype(dtype).name}: {err}")
+        return MXNetError(f"CachedOp: cannot allocate a planned buffer of {nbytes} bytes: "
+                          f"{err}")
 
     def _explain(self, step, slots, err) -> MXNetError:
         if step is None:

@@ -384,3 +384,17 @@ def test_equal_but_distinct_contexts_skip_the_full_input_check(monkeypatch):
     arrays[3]._ctx = mx.Context("cpu", 1)
     with pytest.raises(mx.base.MXNetError, match="different devices"):
         op(*arrays)
+
+
+def test_a_planned_buffer_that_cannot_be_allocated_raises_mxneterror():
+    # the pooled output (about 16 TB) cannot be allocated: the plan names the operator,
+    # the output's shape and the bytes (NumPy's MemoryError came through before)
+    data = mx.sym.var("data")
+    graph = mx.sym.relu(mx.sym.Pooling(data, kernel=(2, 2), pad=(1000000, 1000000),
+                                       name="pool"), name="act") * 2
+    for static in (False, True):
+        op = CachedOp(graph, [("static_alloc", static)])
+        with pytest.raises(mx.MXNetError, match=r"cannot allocate \d+ bytes for the output "
+                                                r"of operator Pooling \(node pool\), shape "
+                                                r"\(1, 1, 2000007, 2000007\) float32"):
+            op(mx.nd.ones((1, 1, 8, 8)))
