@@ -74,8 +74,26 @@ def _nanprod(xp, x, axes):
 
 
 def _nansum(xp, x, axes):
-    return xp.sum(xp.where(xp.isnan(x), 0, x), axis=axes) if x.dtype.kind == "f" \
-        else xp.sum(x, axis=axes)
+    if x.dtype.kind != "f":
+        return xp.sum(x, axis=axes)
+    y = xp.sum(xp.where(xp.isnan(x), 0, x), axis=axes)
+    if not bool(xp.isinf(x).any()):
+        return y
+    # MXNet sums with a compensation term (Kahan), which an infinity turns to NaN: every
+    # non-NaN element after the first infinity (in the reduction's order) makes the sum NaN
+    rows = _reduced_last(xp, x, axes)
+    k = rows.shape[-1]
+    first_inf = xp.where(xp.isinf(rows).any(-1), xp.isinf(rows).argmax(-1), k)
+    last_number = k - 1 - (~xp.isnan(rows))[..., ::-1].argmax(-1)
+    return xp.where((last_number > first_inf).reshape(y.shape), xp.nan, y)
+
+
+def _reduced_last(xp, x, axes):
+    """``x`` with the reduced ``axes`` moved last and flattened (in C order, the order an
+    MXNet reduction visits them)."""
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = xp.transpose(x, kept + list(axes))
+    return moved.reshape(tuple(x.shape[a] for a in kept) + (-1,))
 
 
 _FWD = {
@@ -197,6 +215,10 @@ def _norm_fwd(oc, attrs, inputs, out):
         y = xp.sum(xp.abs(xc), axis=axes)
     else:
         y = xp.sqrt(xp.sum(xc * xc, axis=axes))
+        if xc.dtype.kind == "f" and bool(xp.isinf(xc).any()):
+            # MXNet scales by the largest magnitude so far: a second infinity divides
+            # infinity by infinity, and the norm is NaN
+            y = xp.where(xp.isinf(xc).sum(axis=axes) >= 2, xp.nan, y)
     odt = attrs.out_dtype or x.dtype
     return [put(out, 0, _as_out(y, reduced_shape(x.shape, axes, attrs.keepdims), odt))]
 

@@ -38,8 +38,15 @@ def _length_mask(xp, length, shape, axis):
     return pos < xp.expand_dims(length.astype(np.int64), axis)
 
 
-def _softmax_core(xp, x, axis, temperature, mask=None, log=False):
-    """Softmax (or log-softmax) of ``x / temperature`` along ``axis``."""
+def softmax_along(xp, x, axis, temperature=None, mask=None, log=False, onednn=False):
+    """Softmax (or log-softmax) of ``x / temperature`` along ``axis``, with MXNet's
+    handling of NaN and infinities.
+
+    A row whose exponentials sum to NaN (a NaN input, an infinite maximum, nothing but
+    -inf) is NaN throughout in MXNet's own kernel; where MXNet's CPU build runs oneDNN's
+    kernel instead (``onednn``: float32 over the last axis, temperature 1, no lengths),
+    it is what :func:`_onednn_nan_rows` gives.
+    """
     if temperature is not None and temperature != 1.0:
         x = x / temperature
     if mask is not None:
@@ -51,11 +58,39 @@ def _softmax_core(xp, x, axis, temperature, mask=None, log=False):
     z = x - m
     e = xp.exp(z)
     s = e.sum(axis=axis, keepdims=True)
+    # a row with a NaN, an infinite maximum or nothing but -inf: one cheap test on the sums
+    special = ~xp.isfinite(s) | (s == 0)
     if log:
-        return z - xp.log(s)
-    if mask is not None:
-        s = xp.where(s == 0, 1, s)
-    return e / s
+        y = z - xp.log(s)
+    else:
+        if mask is not None:
+            s = xp.where(s == 0, 1, s)
+        y = e / s
+    if bool(special.any()):
+        y = xp.where(special, _onednn_nan_rows(xp, x, axis, log) if onednn else xp.nan, y)
+    return y
+
+
+def onednn_softmax(x_dtype, out_dtype, axis: int, ndim: int, temperature) -> bool:
+    """Whether MXNet 1.9.1's CPU build runs this softmax through oneDNN (its NaN and
+    infinity handling differ from MXNet's own kernel's)."""
+    return (x_dtype == np.float32 and out_dtype == np.float32 and axis == ndim - 1
+            and temperature in (None, 1.0))
+
+
+def _onednn_nan_rows(xp, x, axis, log):
+    """MXNet's (oneDNN's) softmax of rows whose exponentials sum to NaN.
+
+    Its maximum ignores NaN, so ``x - max`` is NaN only at NaN inputs and where both are
+    infinite; the NaN sum becomes the largest float.  Softmax is then NaN at those
+    positions and 0 elsewhere, log-softmax ``x - max - log(largest float)`` (finite at
+    finite inputs): ``[nan, 1, 2]`` gives ``[nan, 0, 0]`` and ``[nan, -89.72, -88.72]``.
+    """
+    m = xp.where(xp.isnan(x), -xp.inf, x).max(axis=axis, keepdims=True)
+    z = x - m
+    if log:
+        return z - np.log(np.finfo(x.dtype).max)
+    return xp.where(xp.isnan(z), xp.nan, 0).astype(x.dtype, copy=False)
 
 
 def _compute_dtype(x_dtype, out_dtype):
@@ -84,7 +119,10 @@ def _make_forward(op, kind):
                 fail(op, f"length must have an integer dtype, not {length.dtype.name}",
                      x.shape, length.shape)
             mask = _length_mask(xp, length, x.shape, axis)
-        y = _softmax_core(xp, xc, axis, attrs.temperature, mask, log=kind == "log")
+        onednn = mask is None and kind != "softmin" and onednn_softmax(
+            x.dtype, odt, axis, x.ndim, attrs.temperature)
+        y = softmax_along(xp, xc, axis, attrs.temperature, mask, log=kind == "log",
+                          onednn=onednn)
         if mask is not None:
             y = xp.where(mask, y, 0)
         return [put(out, 0, y.astype(odt, copy=False))]
@@ -188,7 +226,7 @@ def _sa_forward(oc, attrs, inputs, out):
     x = inputs[0]
     _check_float("SoftmaxActivation", x)
     xc = x.astype(_compute_dtype(x.dtype, x.dtype), copy=False)
-    y = _softmax_core(oc.xp, xc, _sa_axis(attrs, x.ndim), None)
+    y = softmax_along(oc.xp, xc, _sa_axis(attrs, x.ndim), None)
     return [put(out, 0, y.astype(x.dtype, copy=False))]
 
 
