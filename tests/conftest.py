@@ -6,6 +6,11 @@ import numpy as np
 import pytest
 
 
+def pytest_addoption(parser):
+    parser.addoption("--long", action="store_true", default=False,
+                     help="long runs of the bounded tests (the loader fuzz: 100,000 cases)")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a usable CUDA GPU with CuPy")
     config.addinivalue_line("markers", "pillow: decodes or encodes images (needs Pillow)")

@@ -38,7 +38,8 @@ def _ci_commands() -> list[str]:
 
 def test_ci_runs_exactly_the_quick_start_commands():
     readme = _bash_lines(_section("Quick start"))
-    assert len(readme) == 6  # set up, demo, tests; peers' packages, slow tests, oldest NumPy
+    # set up, demo, tests; peers' packages, slow tests, long fuzzing, oldest NumPy
+    assert len(readme) == 7
     assert readme[0].startswith("python3 -m venv .venv && ")
     assert readme[1] == ".venv/bin/python -m gluonlite.demo"
     assert readme[2] == ".venv/bin/python -m pytest -q tests"
