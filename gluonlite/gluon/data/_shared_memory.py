@@ -6,11 +6,12 @@ the file, unlinks it at once and wraps the mapping in an NDArray: the pages are
 written once by the worker and read in place by the trainer.  Where ``/dev/shm``
 does not exist the array is pickled by value.
 
-A segment is in flight from its creation until the receiver unlinks it.  Meanwhile it
-is registered with multiprocessing's resource tracker, a process shared by the loader
-and its workers that outlives them: if they are all killed (the main process by
-SIGKILL, its workers by the end of their pipes), the tracker unlinks what is still
-registered, so no segment outlives the processes that use it.
+A segment is in flight from its creation until the receiver unlinks it.  A DataLoader
+worker's segments (named after their loader) are registered meanwhile with
+multiprocessing's resource tracker, a process shared by the loader and its workers that
+outlives them: if they are all killed (the main process by SIGKILL, its workers by the
+end of their pipes), the tracker unlinks what is still registered, so no segment
+outlives the processes that use it.
 
 The reduction is registered on ``multiprocessing.reduction.ForkingPickler``, as
 MXNet does, so NDArrays sent through multiprocessing queues travel the same way.
@@ -62,9 +63,17 @@ def start_tracker() -> None:
         resource_tracker.ensure_running()
 
 
+def _tracked(path: str) -> bool:
+    # a loader's segments, "gluonlite-dl-<pid>-<loader>-<random>", are tracked; others
+    # ("gluonlite-dl-<pid>-<random>", an NDArray sent through a queue of the user's) are
+    # not: their sender and receiver may not share a tracker
+    return os.path.basename(path).count("-") == 4
+
+
 def _unlink(path: str) -> None:
     os.unlink(path)
-    resource_tracker.unregister(_tracked_name(path), "shared_memory")
+    if _tracked(path):
+        resource_tracker.unregister(_tracked_name(path), "shared_memory")
 
 
 def rebuild_ndarray(path, shape, dtype):
@@ -91,7 +100,8 @@ def reduce_ndarray(arr: NDArray):
     if not _USABLE or data.nbytes == 0:
         return _rebuild_by_value, (data,)
     fd, path = tempfile.mkstemp(prefix=_prefix(_owner_tag or str(os.getppid())), dir=_SHM_DIR)
-    resource_tracker.register(_tracked_name(path), "shared_memory")
+    if _tracked(path):
+        resource_tracker.register(_tracked_name(path), "shared_memory")
     try:
         os.ftruncate(fd, data.nbytes)
         with mmap.mmap(fd, data.nbytes) as mapping:

@@ -261,3 +261,18 @@ def test_no_segment_outlives_a_killed_main_process():
     while glob.glob(pattern) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert glob.glob(pattern) == []
+
+
+def _send_array(queue):
+    queue.put(mx.nd.arange(6).reshape(2, 3))
+
+
+def test_ndarray_through_a_users_queue_travels_by_shared_memory():
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_send_array, args=(queue,))
+    child.start()
+    got = queue.get(timeout=60)
+    child.join(60)
+    np.testing.assert_array_equal(got.asnumpy(), np.arange(6).reshape(2, 3))
+    assert glob.glob(f"/dev/shm/gluonlite-dl-{os.getpid()}-*") == []  # unlinked on receipt
