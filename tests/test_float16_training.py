@@ -1,6 +1,6 @@
 """float16 training of the layers that accumulate (BatchNorm, LayerNorm, softmax and the
-losses built on it) agrees with float32, on data whose large mean would overflow or
-cancel in float16 arithmetic (MXNet computes these in float32 inside).
+losses built on it) agrees with float32, on data whose sums would overflow float16 (MXNet
+accumulates them in float32).
 
 Each case runs forward and backward in training mode twice: on float16 data, and on the
 same values in float32.  Outputs and gradients must agree to float16's resolution, be
@@ -14,7 +14,7 @@ from gluonlite import autograd, gluon
 from gluonlite.gluon import nn
 
 RNG = np.random.default_rng(16)
-# float16 holds values to ~1e-3 relative; sums of squares of these overflow it (> 65504)
+# float16 holds values to ~1e-3 relative and up to 65504: sums of these overflow it
 LARGE_MEAN = 300.0
 
 

@@ -18,7 +18,8 @@ from gluonlite import autograd
 SHAPE = (3, 4)
 SEEDS = range(300)
 
-# (name, arity, function of the namespace F (mx.nd or mx.sym) and the inputs)
+# (name, function of the namespace F (mx.nd or mx.sym) and its inputs); the names say
+# what each step is when a failing seed is read
 UNARY = [
     ("relu", lambda F, x: F.relu(x)),
     ("tanh", lambda F, x: F.tanh(x)),
