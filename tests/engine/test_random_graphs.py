@@ -18,8 +18,8 @@ from gluonlite import autograd
 SHAPE = (3, 4)
 SEEDS = range(300)
 
-# (name, function of the namespace F (mx.nd or mx.sym) and its inputs); the names say
-# what each step is when a failing seed is read
+# (name, function of the namespace F (mx.nd or mx.sym) and its inputs); a failure prints
+# the program by these names
 UNARY = [
     ("relu", lambda F, x: F.relu(x)),
     ("tanh", lambda F, x: F.tanh(x)),
@@ -41,19 +41,20 @@ BINARY = [
 
 
 def random_program(seed: int) -> tuple[list, list]:
-    """Steps ``(function, input indices)`` over values 0-2 (the inputs) and the heads."""
+    """Steps ``(name, function, input indices)`` over values 0-2 (the inputs) and the
+    heads."""
     rng = np.random.default_rng(seed)
     steps, count = [], 3
     for _ in range(int(rng.integers(3, 13))):
         if rng.random() < 0.5:
-            _, fn = UNARY[rng.integers(len(UNARY))]
+            name, fn = UNARY[rng.integers(len(UNARY))]
             args = [int(rng.integers(count))]
         else:
-            _, fn = BINARY[rng.integers(len(BINARY))]
+            name, fn = BINARY[rng.integers(len(BINARY))]
             first = int(rng.integers(count))
             # a third of the binary steps read one value twice (x * x)
             args = [first, first if rng.random() < 0.33 else int(rng.integers(count))]
-        steps.append((fn, args))
+        steps.append((name, fn, args))
         count += 1
     made = list(range(3, count))
     heads = [made[-1]] + [int(v) for v in rng.choice(made[:-1], size=min(len(made) - 1,
@@ -64,9 +65,15 @@ def random_program(seed: int) -> tuple[list, list]:
 
 def run_program(F, inputs, steps, heads):
     values = list(inputs)
-    for fn, args in steps:
+    for _, fn, args in steps:
         values.append(fn(F, *(values[i] for i in args)))
     return [values[h] for h in heads]
+
+
+def describe(steps, heads) -> str:
+    lines = [f"v{3 + k} = {name}({', '.join(f'v{i}' for i in args)})"
+             for k, (name, _, args) in enumerate(steps)]
+    return "; ".join(lines) + f"; heads {', '.join(f'v{h}' for h in heads)}"
 
 
 def _inputs(seed):
@@ -87,6 +94,7 @@ def _reference(data, steps, heads, head_grads):
 @pytest.mark.parametrize("seed", SEEDS, ids=[f"seed{s}" for s in SEEDS])
 def test_random_graph_matches_imperative(seed):
     steps, heads = random_program(seed)
+    program = describe(steps, heads)
     data = _inputs(seed)
     rng = np.random.default_rng(20_000 + seed)
     head_grads = [rng.uniform(-1, 1, SHAPE).astype(np.float32) for _ in heads]
@@ -105,14 +113,14 @@ def test_random_graph_matches_imperative(seed):
             for g, w in zip(got, want_outs):
                 np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6, atol=1e-6,
                                            err_msg=f"seed {seed}, static_alloc={static}, "
-                                                   "unrecorded")
+                                                   f"unrecorded: {program}")
             for a in arrays:
                 a.attach_grad()
             with autograd.record():
                 got = op(*arrays)
             got = got if isinstance(got, list) else [got]
             autograd.backward(got, [mx.nd.array(h) for h in head_grads])
-            where = f"seed {seed}, static_alloc={static}, recorded"
+            where = f"seed {seed}, static_alloc={static}, recorded: {program}"
             for g, w in zip(got, want_outs):
                 np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6, atol=1e-6,
                                            err_msg=where)
