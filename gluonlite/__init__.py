@@ -77,7 +77,9 @@ cache keyed on object identity stands in for it.
 """
 from __future__ import annotations
 
+import importlib.machinery
 import sys
+import types
 
 __version__ = "0.1.0"
 MXNET_VERSION = "1.9.1"
@@ -211,22 +213,40 @@ def install_mxnet_alias(numpy_aliases: bool = True) -> None:
     names NumPy 2.0 removed (``numpy.NaN``, ``numpy.NINF``, ``numpy.float_``,
     ``numpy.product``, ...), bound to the values and types they stood for.
     """
-    import types
-
     if numpy_aliases:
         _restore_numpy_aliases()
 
-    alias = types.ModuleType("mxnet", __doc__)
+    alias = _MXNetModule("mxnet", __doc__)
     alias.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
     alias.__version__ = MXNET_VERSION
     alias.__path__ = __path__  # lets `import mxnet.gluon.nn` find submodules
     alias.__file__ = __file__
+    # importlib.util.find_spec("mxnet"), which checks for an installed package, reads it
+    alias.__spec__ = importlib.machinery.ModuleSpec("mxnet", None, origin=__file__,
+                                                    is_package=True)
+    alias.__spec__.submodule_search_locations = list(__path__)
+    alias.__package__ = "mxnet"
     sys.modules["mxnet"] = alias
     for name, module in list(sys.modules.items()):
         if name.startswith(__name__ + "."):
             sys.modules["mxnet" + name[len(__name__):]] = module
     if _alias_finder not in sys.meta_path:
         sys.meta_path.insert(0, _alias_finder)
+
+
+class _MXNetModule(types.ModuleType):
+    """``sys.modules["mxnet"]``: gluonlite's names, copied when the alias is installed,
+    and any other attribute read from gluonlite when it is asked for: the ones gluonlite
+    loads on first use (``test_utils``, which MXNet imports at start-up, so that client
+    code writes ``mx.test_utils.x`` after a bare ``import mxnet``) and the ones that
+    appear later (submodules imported afterwards)."""
+
+    def __getattr__(self, name: str):
+        return getattr(sys.modules[__name__], name)
+
+    def __dir__(self):
+        package = sys.modules[__name__]
+        return sorted(set(self.__dict__) | set(dir(package)) | set(package.__all__))
 
 
 class _AliasFinder:

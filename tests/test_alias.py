@@ -75,3 +75,26 @@ def test_alias_restores_numpy_builtin_aliases():
                           "print(before == ('float' in vars(np)))"],
                          capture_output=True, text=True)
     assert off.stdout.strip() == "True", off.stderr
+
+
+def test_alias_keeps_what_gluonlite_gives_on_first_use_and_a_module_spec():
+    # MXNet imports test_utils at start-up: client code (GluonNLP's tests, GluonCV's)
+    # writes mx.test_utils.* after a bare import mxnet; gluonlite loads it on first use
+    code = (
+        "import sys, gluonlite; gluonlite.install_mxnet_alias()\n"
+        "import mxnet as mx\n"
+        "assert 'gluonlite.test_utils' not in sys.modules\n"
+        "mx.test_utils.assert_almost_equal(mx.nd.ones((2,)), mx.nd.ones((2,)))\n"
+        "assert mx.test_utils is gluonlite.test_utils\n"
+        "from mxnet import test_utils\n"
+        "assert test_utils is gluonlite.test_utils and 'test_utils' in dir(mx)\n"
+        "import gluonlite.tools\n"  # a submodule imported after the alias was installed
+        "assert mx.tools is gluonlite.tools and mx.__version__ == '1.9.1'\n"
+        # what checks for an installed mxnet reads (it raised ValueError: __spec__ is None)
+        "import importlib.util\n"
+        "assert importlib.util.find_spec('mxnet').name == 'mxnet'\n"
+        "print('ok')\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "ok"
