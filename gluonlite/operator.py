@@ -30,23 +30,41 @@ that definition when it loads (:func:`~gluonlite.ops.custom.use_runtime`).
 """
 from __future__ import annotations
 
+import collections  # noqa: F401 - in the star-import, as MXNet's
+import ctypes  # noqa: F401 - in the star-import, as MXNet's
+import traceback  # noqa: F401 - in the star-import, as MXNet's
+import warnings  # noqa: F401 - in the star-import, as MXNet's
 from collections import namedtuple
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p,  # noqa: F401
+                    c_int, c_void_p, cast, pointer)
+from threading import Lock  # noqa: F401 - in the star-import, as MXNet's
 from typing import Callable
 
 import numpy as np
 
 from .autograd import _RecordingScope
-from .base import MXNetError
+from . import context  # noqa: F401 - in the star-import, as MXNet's
+from . import symbol  # noqa: F401 - in the star-import, as MXNet's
+from .base import MXNetError, NDArrayHandle, c_str, py_str  # noqa: F401
+from .ndarray import array  # noqa: F401 - in the star-import, as MXNet's
 from .ndarray.ndarray import NDArray
 from .ndarray.serialization import FLAG_BY_DTYPE
 from .ops.custom import check_signature, register_prop, use_runtime, user_error
 from .ops.arguments import operator_arguments
 from .ops.registry import get_op, op_names
 from .profiler import custom_operator_scope
+from .util import is_np_array  # noqa: F401 - in the star-import, as MXNet's
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators",
            "PythonOp", "NumpyOp", "NDArrayOp", "OperatorArguments",
            "get_operator_arguments"]
+# MXNet's module has no ``__all__``: ``from mxnet.operator import *`` also hands out what
+# it imports, and MXNet's tests use those names (a monitor callback's
+# ``NDArray(ctypes.cast(handle, NDArrayHandle))``); the ones with a meaning here follow
+__all__ += ["ctypes", "CFUNCTYPE", "POINTER", "Structure", "c_bool", "c_char", "c_char_p",
+            "c_int", "c_void_p", "cast", "pointer", "NDArray", "NDArrayHandle", "array",
+            "c_str", "py_str", "collections", "traceback", "warnings", "Lock",
+            "is_np_array", "context", "symbol"]
 
 
 class CustomOp:

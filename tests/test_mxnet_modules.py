@@ -185,3 +185,23 @@ def test_test_utils_loads_on_first_use():
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=root))
     assert done.returncode == 0, done.stderr
+
+
+def test_operator_star_import_and_handles_as_mxnet_callbacks_use_them():
+    # MXNet's test_operator: ``from mxnet.operator import *`` gives ctypes and
+    # NDArrayHandle, and a monitor callback turns what it receives into an NDArray
+    namespace = {}
+    exec("from gluonlite.operator import *", namespace)
+    ctypes_module, handle_type = namespace["ctypes"], namespace["NDArrayHandle"]
+    seen = {}
+
+    def callback(name, arr):
+        array = mx.nd.NDArray(ctypes_module.cast(arr, handle_type), writable=False)
+        seen[mx.base.py_str(name)] = float(mx.nd.min(array).asscalar())
+
+    data = mx.sym.var("data")
+    exe = mx.sym.relu(data - 1, name="act").simple_bind(mx.cpu(), data=(2, 2))
+    exe.set_monitor_callback(callback)
+    exe.arg_dict["data"][:] = 3
+    exe.forward()
+    assert seen["act_output"] == 2.0

@@ -20,6 +20,7 @@ from ..base import MXNetError, numeric_types
 from ..context import Context, current_context, cpu
 from ..ops.creation import check_output_shape
 from ..util import is_np_shape
+from .handles import handle_of, resolve
 from .invoke import invoke
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "concatenate",
@@ -59,7 +60,6 @@ class NDArray:
 
     def __init__(self, data, ctx: Context | None = None, writable: bool = True):
         if type(data) is ctypes.c_void_p:  # MXNet 1.x's NDArray(handle): a lent handle
-            from .handles import resolve
             lent = resolve(data)
             data, ctx = lent._data, lent._ctx
         self._data = data
@@ -68,6 +68,12 @@ class NDArray:
         self._entry = None
         self._grad = None
         self._grad_req = None
+
+    @property
+    def _as_parameter_(self):
+        # ctypes reads this where an NDArray stands for a C handle, as in MXNet 1.x code:
+        # ``NDArray(ctypes.cast(arr, NDArrayHandle))`` in a monitor callback
+        return handle_of(self)
 
     @staticmethod
     def _wrap(data, ctx):
