@@ -5,6 +5,8 @@ import sys
 
 import gluonlite
 
+from .fresh_interpreter import assert_runs_ok
+
 
 def test_alias_in_a_fresh_interpreter():
     code = (
@@ -23,9 +25,7 @@ def test_alias_in_a_fresh_interpreter():
         "assert isinstance(x, NDArray) and x.sum().asscalar() == 4\n"
         "print('ok')\n"
     )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "ok"
+    assert_runs_ok(code)
 
 
 def test_top_level_names():
@@ -95,6 +95,4 @@ def test_alias_keeps_what_gluonlite_gives_on_first_use_and_a_module_spec():
         "assert importlib.util.find_spec('mxnet').name == 'mxnet'\n"
         "print('ok')\n"
     )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "ok"
+    assert_runs_ok(code)

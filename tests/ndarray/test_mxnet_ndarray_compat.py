@@ -1,8 +1,6 @@
 """NDArray behaviours MXNet 1.9.1's ``test_ndarray.py`` relies on; the expected values
 were read off MXNet 1.9.1 itself."""
 import pickle
-import subprocess
-import sys
 from itertools import permutations, product
 
 import numpy as np
@@ -10,6 +8,8 @@ import pytest
 
 import gluonlite as mx
 from gluonlite import autograd, nd
+
+from ..fresh_interpreter import assert_runs_ok
 
 
 def test_reshape_to_another_size_raises_value_error():
@@ -185,9 +185,7 @@ def test_alias_restores_names_numpy2_removed():
         "assert np.product is (own_product or np.prod)\n"
         "print('ok')\n"
     )
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "ok"
+    assert_runs_ok(code)
 
 
 def test_permuted_contiguous_slices_write_through():
