@@ -69,8 +69,8 @@ def _so_forward(oc, attrs, inputs, out):
     n, c, s = _so_view(attrs, x.shape)
     xc = x.astype(_cdt(x.dtype), copy=False).reshape(n, c, s)
     # over (n, c, 1) the class axis is the data's last: MXNet's CPU build runs oneDNN
-    y = softmax_along(xp, xc, 1, onednn=onednn_softmax(x.dtype, x.dtype, 1, 2 if s == 1 else 3,
-                                                       None))
+    onednn = s == 1 and onednn_softmax(x.dtype, x.dtype, axis=1, ndim=2, temperature=None)
+    y = softmax_along(xp, xc, 1, onednn=onednn)
     return [put(out, 0, y.reshape(x.shape).astype(x.dtype, copy=False))]
 
 

@@ -45,7 +45,7 @@ def softmax_along(xp, x, axis, temperature=None, mask=None, log=False, onednn=Fa
     A row whose exponentials sum to NaN (a NaN input, an infinite maximum, nothing but
     -inf) is NaN throughout in MXNet's own kernel; where MXNet's CPU build runs oneDNN's
     kernel instead (``onednn``: float32 over the last axis, temperature 1, no lengths),
-    it is what :func:`_onednn_nan_rows` gives.
+    it is what :func:`_onednn_nan_rows` gives (``onednn`` matters on the CPU only).
     """
     if temperature is not None and temperature != 1.0:
         x = x / temperature
@@ -66,8 +66,11 @@ def softmax_along(xp, x, axis, temperature=None, mask=None, log=False, onednn=Fa
         if mask is not None:
             s = xp.where(s == 0, 1, s)
         y = e / s
-    if bool(special.any()):
-        y = xp.where(special, _onednn_nan_rows(xp, x, axis, log) if onednn else xp.nan, y)
+    if xp is np:  # a cheap test on the host; on a GPU it would wait for the device
+        if bool(special.any()):
+            y = xp.where(special, _onednn_nan_rows(xp, x, axis, log) if onednn else xp.nan, y)
+    else:  # MXNet's GPU kernel (never oneDNN's): such rows are NaN throughout
+        y = xp.where(special, xp.nan, y)
     return y
 
 

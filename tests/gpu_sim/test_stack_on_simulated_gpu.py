@@ -224,3 +224,14 @@ def test_control_flow_graphs_match_cpu(gpu, case):
         runs.append([o.asnumpy() for o in outs] + [grads[k].asnumpy() for k in sorted(grads)])
     for c, g in zip(*runs):
         np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_nan_rows_on_gpu_follow_mxnets_own_kernel(gpu):
+    # MXNet's GPU softmax is its own kernel, never oneDNN's: a row whose exponentials sum
+    # to NaN is NaN throughout (on the CPU, float32 over the last axis follows oneDNN)
+    rows = [[np.nan, 1, 2], [np.inf, 1, 2], [1, 2, 3]]
+    out = nd.softmax(nd.array(rows, ctx=mx.gpu(0))).asnumpy()
+    assert np.isnan(out[:2]).all()
+    np.testing.assert_allclose(out[2], nd.softmax(nd.array(rows[2:])).asnumpy()[0], rtol=1e-6)
+    cpu = nd.softmax(nd.array(rows)).asnumpy()
+    assert np.isnan(cpu[0, 0]) and (cpu[0, 1:] == 0).all()
