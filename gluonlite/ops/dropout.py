@@ -8,11 +8,16 @@ dropout).  Otherwise the operator is the identity and ``mask`` is all ones.  The
 gradient is ``out_grad * mask``; for higher orders the mask is a constant (its
 gradient through the ``mask`` output is dropped by ``backward``), so the second-order
 gradient with respect to the data is zero, as in MXNet.
+
+On the CPU the mask comes from MXNet's own stream and test, so a seeded run drops
+MXNet's elements: keep where a float draw ``u <= 1 - p`` (``u < 1 - p`` with ``axes``),
+the factor ``1 / (1 - p)`` computed in float32.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .._rng import MXNetCPUStream
 from .attrs import Attr
 from .common import norm_axis, put, same_shape_infer
 from .registry import OpDef, register
@@ -32,8 +37,17 @@ def _forward(oc, attrs, inputs, out):
     draw_shape = list(x.shape)
     for a in attrs.axes:
         draw_shape[norm_axis("Dropout", a, x.ndim)] = 1
-    keep = oc.rng.uniform(0.0, 1.0, size=tuple(draw_shape)) >= p
-    scale = 1.0 / (1.0 - p) if p < 1.0 else float("inf")
+    rng = oc.rng
+    if isinstance(rng, MXNetCPUStream):
+        keep_p = np.float32(1) - np.float32(p)
+        # the draw is float for float32 data, double otherwise, compared as a float
+        u = rng.uniform01(tuple(draw_shape), x.dtype != np.float32).astype(np.float32)
+        keep = u < keep_p if attrs.axes else u <= keep_p
+        with np.errstate(divide="ignore"):
+            scale = np.float32(1) / keep_p
+    else:
+        keep = rng.uniform(0.0, 1.0, size=tuple(draw_shape)) >= p
+        scale = 1.0 / (1.0 - p) if p < 1.0 else float("inf")
     # 0 * inf gives NaN for p == 1, as in MXNet
     mask = xp.broadcast_to(keep.astype(x.dtype) * x.dtype.type(scale), x.shape)
     return [put(out, 0, x * mask), put(out, 1, mask.copy())]

@@ -129,7 +129,7 @@ def _register_random(dist: str, params, draw, check, what: str) -> None:
         check(name, *values)
         dt = _out_dtype(name, attrs.dtype)
         size = out[0].shape if out is not None else _shape(name, attrs.shape)
-        y = draw(oc.xp, oc.rng, values, size)
+        y = draw(oc.xp, oc.rng, values, size, _F32, dt)  # MXNet keeps the attributes as floats
         return [put(out, 0, y.astype(dt))]
 
     def infer(attrs, in_shapes):
@@ -151,7 +151,7 @@ def _register_random(dist: str, params, draw, check, what: str) -> None:
         data = inputs[0]
         values = _scalar_params(attrs, params)
         check(name + "_like", *values)
-        y = draw(oc.xp, oc.rng, values, data.shape)
+        y = draw(oc.xp, oc.rng, values, data.shape, _F32, data.dtype)
         return [put(out, 0, y.astype(data.dtype))]
 
     register(OpDef(name + "_like", forward_like, inputs=("data",),
@@ -176,7 +176,7 @@ def _register_sample(dist: str, inputs, draw, what: str) -> None:
         dt = _out_dtype(name, attrs.dtype)
         bshape = pshape + (1,) * len(extra)
         values = [p.astype(np.float64).reshape(bshape) for p in ins]
-        y = draw(xp, oc.rng, values, pshape + extra)
+        y = draw(xp, oc.rng, values, pshape + extra, ins[0].dtype, dt)
         return [put(out, 0, y.astype(dt))]
 
     def infer(attrs, in_shapes):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._rng import MXNetCPUStream
+
 
 def uniform01(rng, size):
     """Uniform draws in ``[0, 1)``."""
@@ -52,33 +54,59 @@ def permutation(rng, n: int):
     return rng.permutation(n)
 
 
-# -- the distributions: ``draw(xp, rng, params, size) -> float64 array`` ------------------
-def draw_uniform(xp, rng, params, size):
+# -- the distributions: ``draw(xp, rng, params, size, param_dtype, out_dtype) -> array`` ---
+# ``param_dtype`` is the type MXNet holds the parameters in (float32 for the scalar
+# attributes, the arrays' own for ``_sample_*``) and ``out_dtype`` the output's; only the
+# samplers that reproduce MXNet's CPU streams use them.
+def _mxnet_types(param_dtype, out_dtype):
+    """MXNet's float type for a draw (float for float32 output, double for float64 and
+    float16) and the parameters in their own type."""
+    double = np.dtype(out_dtype) != np.float32
+    return double, np.dtype(param_dtype or np.float32).type
+
+
+def _finish(y, double):
+    # a float16 output is converted from double through float, as mshadow's half_t does
+    return y.astype(np.float32) if double else y
+
+
+def draw_uniform(xp, rng, params, size, param_dtype=None, out_dtype=np.float32):
     low, high = params
+    if isinstance(rng, MXNetCPUStream):
+        double, itype = _mxnet_types(param_dtype, out_dtype)
+        low, high = np.asarray(low, itype), np.asarray(high, itype)
+        u = rng.uniform01(size, double)
+        y = low.astype(u.dtype) + (high - low).astype(u.dtype) * u  # high - low in itype
+        return y if np.dtype(out_dtype) == np.float64 else _finish(y, double)
     return low + (high - low) * uniform01(rng, size)
 
 
-def draw_normal(xp, rng, params, size):
+def draw_normal(xp, rng, params, size, param_dtype=None, out_dtype=np.float32):
     loc, scale = params
+    if isinstance(rng, MXNetCPUStream):
+        double, itype = _mxnet_types(param_dtype, out_dtype)
+        z = rng.standard_normal01(size, double)
+        y = z * np.asarray(scale, itype).astype(z.dtype) + np.asarray(loc, itype).astype(z.dtype)
+        return y if np.dtype(out_dtype) == np.float64 else _finish(y, double)
     return loc + scale * standard_normal(rng, size)
 
 
-def draw_gamma(xp, rng, params, size):
+def draw_gamma(xp, rng, params, size, param_dtype=None, out_dtype=None):
     alpha, beta = params
     return standard_gamma(rng, alpha, size) * beta
 
 
-def draw_exponential(xp, rng, params, size):
+def draw_exponential(xp, rng, params, size, param_dtype=None, out_dtype=None):
     (lam,) = params
     return standard_exponential(rng, size) / lam
 
 
-def draw_poisson(xp, rng, params, size):
+def draw_poisson(xp, rng, params, size, param_dtype=None, out_dtype=None):
     (lam,) = params
     return poisson(rng, lam, size)
 
 
-def draw_negative_binomial(xp, rng, params, size):
+def draw_negative_binomial(xp, rng, params, size, param_dtype=None, out_dtype=None):
     """Failures before the ``k``-th success (success probability ``p``): a Gamma-Poisson
     mixture with rate ``Gamma(k, (1 - p) / p)``."""
     k, p = params
@@ -87,7 +115,7 @@ def draw_negative_binomial(xp, rng, params, size):
     return poisson(rng, rate, size)
 
 
-def draw_generalized_negative_binomial(xp, rng, params, size):
+def draw_generalized_negative_binomial(xp, rng, params, size, param_dtype=None, out_dtype=None):
     """Gamma-Poisson mixture with mean ``mu`` and variance ``mu + alpha * mu**2``
     (Poisson(mu) where ``alpha == 0``)."""
     mu, alpha = params
