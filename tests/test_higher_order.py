@@ -104,3 +104,16 @@ def test_fully_connected_second_order(flatten, shape, no_bias):
     np.testing.assert_allclose(w_grad_grad.asnumpy(), dy.T @ ox2, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(x_grad_grad.asnumpy(), (dy @ o_w.asnumpy()).reshape(shape),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_arcsinh_second_order_is_the_true_derivative():
+    # d2/dx2 arcsinh(x) = -x / (1 + x^2)^1.5.  MXNet 1.9.1's is the negative of this, and
+    # its test_higher_order_grad::test_arcsinh checks that wrong sign; gluonlite follows
+    # the mathematics (and finite differences of the first derivative)
+    x = _X.astype(np.float64)
+    g, gg = _second_order(nd.arcsinh, x, _H1, _H2)
+    np.testing.assert_allclose(g, 3.0 / np.sqrt(1 + x * x), rtol=1e-6)
+    np.testing.assert_allclose(gg, _H2 * 3.0 * -x / (1 + x * x) ** 1.5, rtol=1e-6)
+    step = 1e-6
+    finite = (3.0 / np.sqrt(1 + (x + step) ** 2) - 3.0 / np.sqrt(1 + (x - step) ** 2)) / (2 * step)
+    np.testing.assert_allclose(gg, _H2 * finite, rtol=1e-5)

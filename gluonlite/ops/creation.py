@@ -151,13 +151,25 @@ def _ramp(xp, n: int, start: float, step: float, repeat: int, dt):
     return (i.astype(dt) * d + s).astype(dt, copy=False)
 
 
+def _inferred_range(attrs) -> bool:
+    # infer_range with no stop: the length comes from the graph (a consumer's shape)
+    return attrs.stop is None and attrs.infer_range
+
+
 def _arange_fwd(oc, attrs, inputs, out):
+    if _inferred_range(attrs):
+        if out is None or out[0] is None:
+            _arange_len(attrs)  # raises: imperatively there is no graph to ask
+        y = _ramp(oc.xp, out[0].shape[0], attrs.start, attrs.step, attrs.repeat, attrs.dtype)
+        return [put(out, 0, y)]
     start, step, n = _arange_len(attrs)
     y = _ramp(oc.xp, n * attrs.repeat, start, step, attrs.repeat, attrs.dtype)
     return [put(out, 0, y)]
 
 
 def _arange_infer(attrs, in_shapes):
+    if _inferred_range(attrs):
+        return [], [None]
     _, _, n = _arange_len(attrs)
     return [], [(n * attrs.repeat,)]
 

@@ -67,6 +67,18 @@ def test_arange_errors(attrs, match):
         nd._internal._arange(**attrs)
 
 
+def test_arange_infer_range_takes_its_length_from_the_graph():
+    # MXNet's test_operator::test_init (test_arange_inferstop): with infer_range and no
+    # stop the consumer's shape gives the length; values are start + (i // repeat) * step
+    s = mx.sym.arange(start=2, stop=None, step=0.5, repeat=2, infer_range=True)
+    s = mx.sym.elemwise_add(s, mx.sym.zeros(shape=[5]))
+    assert s.infer_shape()[1] == [(5,)]
+    out = s.bind(mx.cpu(), {}).forward()[0]
+    assert out.asnumpy().tolist() == [2, 2, 2.5, 2.5, 3]
+    with pytest.raises(MXNetError, match="_arange.*infer_range"):
+        nd._internal._arange(start=2, infer_range=True)
+
+
 def test_creation_needs_a_shape():
     with pytest.raises(MXNetError, match="_zeros"):
         nd._internal._zeros()
