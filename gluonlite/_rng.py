@@ -165,9 +165,12 @@ class MXNetCPUStream:
                 if used < row.size:
                     self._unused[int(t)] = row[used:]
             r2_used = r2[use]
-            # the C library's log rounds to the float type; a correctly rounded log agrees
-            # with glibc's logf to the last bit on all but ~0.4% of values (1 ulp there)
-            log_r2 = np.log(r2_used.astype(np.float64)).astype(ftype)
+            # the C library's log rounds to the float type.  A correctly rounded log (in
+            # double for float, in long double for double: NumPy's own SIMD double log
+            # may be off in the last bit) agrees with glibc's to the last bit on all but
+            # ~0.4% of float values (1 ulp there)
+            wider = np.longdouble if double else np.float64
+            log_r2 = np.log(r2_used.astype(wider)).astype(ftype)
             values = y[use] * np.sqrt(ftype(-2) * log_r2 / r2_used)
             got = use.sum(axis=1)
             first = np.cumsum(got) - got  # where each chunk's values start in ``values``
