@@ -10,6 +10,8 @@ device.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 _generators: dict = {}
@@ -60,6 +62,21 @@ _NUM_STATES = 1024
 _MIN_PER_STATE = 64
 _SEED_MULTIPLIER = 127
 _WORD = 4294967296.0  # 2**32
+
+
+@functools.lru_cache(maxsize=64)
+def _words_below(bound: float, inclusive: bool) -> int:
+    """How many 32-bit words give a float draw below ``bound`` (or equal, if
+    ``inclusive``): the draw is non-decreasing in the word, so they are a prefix."""
+    low, high = 0, 1 << 32  # the answer lies in [low, high]
+    while low < high:  # 32 halvings
+        mid = (low + high) // 2
+        u = MXNetCPUStream._canonical(np.array([mid], np.uint64), False)[0]
+        if u <= bound if inclusive else u < bound:
+            low = mid + 1
+        else:
+            high = mid
+    return low
 
 
 class MXNetCPUStream:
@@ -122,15 +139,30 @@ class MXNetCPUStream:
         u = (pairs[..., 0] + pairs[..., 1] * _WORD) / (_WORD * _WORD)
         return np.minimum(u, np.nextafter(1.0, 0.0))
 
-    def uniform01(self, shape, double: bool) -> np.ndarray:
-        """Uniform draws of ``shape`` in MXNet's order (float64 if ``double``)."""
-        count = int(np.prod(shape, dtype=np.int64))
-        per_value = 2 if double else 1
+    def _all_words(self, count: int, per_value: int) -> np.ndarray:
+        """The words of ``count`` draws of ``per_value`` words each, in MXNet's order."""
         # a loop over at most 1024 states, not over values
         words = [self._words(t, (stop - start) * per_value)
                  for t, start, stop in self._chunks(count)]
-        flat = np.concatenate(words) if words else np.empty(0, np.uint64)
+        return np.concatenate(words) if words else np.empty(0, np.uint64)
+
+    def uniform01(self, shape, double: bool) -> np.ndarray:
+        """Uniform draws of ``shape`` in MXNet's order (float64 if ``double``)."""
+        count = int(np.prod(shape, dtype=np.int64))
+        flat = self._all_words(count, 2 if double else 1)
         return self._canonical(flat, double).reshape(shape)
+
+    def uniform01_below(self, shape, bound: float, inclusive: bool,
+                        double: bool) -> np.ndarray:
+        """Whether each uniform draw of ``shape``, as a float, is below ``bound`` (or equal,
+        if ``inclusive``): Dropout's test.  With one word per draw the test runs on the
+        words (the float draw grows with the word), saving the conversion."""
+        if double:
+            u = self.uniform01(shape, True).astype(np.float32)
+            return u <= np.float32(bound) if inclusive else u < np.float32(bound)
+        count = int(np.prod(shape, dtype=np.int64))
+        limit = _words_below(float(np.float32(bound)), inclusive)
+        return (self._all_words(count, 1) < limit).reshape(shape)
 
     def standard_normal01(self, shape, double: bool) -> np.ndarray:
         """N(0, 1) draws of ``shape`` in MXNet's order: libstdc++'s polar method, one

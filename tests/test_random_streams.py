@@ -67,3 +67,23 @@ def test_same_seed_same_draws_every_distribution():
     for a, b in zip(run(), run()):
         np.testing.assert_array_equal(a, b)
 
+
+
+@pytest.mark.parametrize("inclusive", [True, False])
+@pytest.mark.parametrize("bound", [0.0, 1e-10, 0.3, 0.5, 0.7, float(np.nextafter(
+    np.float32(1), np.float32(0))), 1.0])
+def test_dropout_test_on_words_is_the_float_test(bound, inclusive):
+    # Dropout compares the 32-bit words with a precomputed limit; it must keep exactly
+    # the draws whose float value passes MXNet's float comparison, edges included
+    words, floats = _rng.MXNetCPUStream(9), _rng.MXNetCPUStream(9)
+    shape = (7, 300)
+    got = words.uniform01_below(shape, bound, inclusive, double=False)
+    u = floats.uniform01(shape, double=False)
+    want = u <= np.float32(bound) if inclusive else u < np.float32(bound)
+    np.testing.assert_array_equal(got, want)
+    limit = _rng._words_below(float(np.float32(bound)), inclusive)
+    edge = _rng.MXNetCPUStream._canonical(
+        np.array([max(limit - 1, 0), min(limit, 2 ** 32 - 1)], np.uint64), False)
+    passes = (lambda v: v <= np.float32(bound)) if inclusive else (lambda v: v < np.float32(bound))
+    assert limit == 0 or passes(edge[0])
+    assert limit == 2 ** 32 or not passes(edge[1])

@@ -41,8 +41,8 @@ def _forward(oc, attrs, inputs, out):
     if isinstance(rng, MXNetCPUStream):
         keep_p = np.float32(1) - np.float32(p)
         # the draw is float for float32 data, double otherwise, compared as a float
-        u = rng.uniform01(tuple(draw_shape), x.dtype != np.float32).astype(np.float32)
-        keep = u < keep_p if attrs.axes else u <= keep_p
+        keep = rng.uniform01_below(tuple(draw_shape), keep_p, inclusive=not attrs.axes,
+                                   double=x.dtype != np.float32)
         with np.errstate(divide="ignore"):
             scale = np.float32(1) / keep_p
     else:
