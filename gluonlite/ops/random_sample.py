@@ -65,9 +65,9 @@ def _mxnet_types(param_dtype, out_dtype):
     return double, np.dtype(param_dtype or np.float32).type
 
 
-def _finish(y, double):
+def _through_float(y, out_dtype):
     # a float16 output is converted from double through float, as mshadow's half_t does
-    return y.astype(np.float32) if double else y
+    return y.astype(np.float32) if np.dtype(out_dtype) == np.float16 else y
 
 
 def draw_uniform(xp, rng, params, size, param_dtype=None, out_dtype=np.float32):
@@ -77,7 +77,7 @@ def draw_uniform(xp, rng, params, size, param_dtype=None, out_dtype=np.float32):
         low, high = np.asarray(low, itype), np.asarray(high, itype)
         u = rng.uniform01(size, double)
         y = low.astype(u.dtype) + (high - low).astype(u.dtype) * u  # high - low in itype
-        return y if np.dtype(out_dtype) == np.float64 else _finish(y, double)
+        return _through_float(y, out_dtype)
     return low + (high - low) * uniform01(rng, size)
 
 
@@ -87,7 +87,7 @@ def draw_normal(xp, rng, params, size, param_dtype=None, out_dtype=np.float32):
         double, itype = _mxnet_types(param_dtype, out_dtype)
         z = rng.standard_normal01(size, double)
         y = z * np.asarray(scale, itype).astype(z.dtype) + np.asarray(loc, itype).astype(z.dtype)
-        return y if np.dtype(out_dtype) == np.float64 else _finish(y, double)
+        return _through_float(y, out_dtype)
     return loc + scale * standard_normal(rng, size)
 
 
