@@ -192,6 +192,10 @@ def _relu_forward(oc, attrs, inputs, out):
 
 def _relu_backward(oc, attrs, inputs, outputs, out_grads):
     y = outputs[0]
+    if y.dtype.kind == "f":
+        # MXNet's relu_grad passes NaN through: heaviside(y, 0) is 1 above 0, 0 at 0 and
+        # NaN at NaN, in one pass
+        return [out_grads[0] * oc.xp.heaviside(y, _zero(oc.xp, y.dtype))]
     return [out_grads[0] * (y > 0).astype(y.dtype)]
 
 
@@ -201,7 +205,7 @@ def _relu_graph(F, attrs, inputs, outputs, out_grads):
 
 register(OpDef("relu", _relu_forward, backward=_relu_backward,
                infer_shape=same_shape_infer("relu"), cuda="y = (x > 0 || x != x) ? x : 0",
-               cuda_grad=("y > 0 ? 1 : 0",), fuse_int=True, backward_uses=("outputs",),
+               cuda_grad=("y > 0 ? 1 : (y != y ? y : 0)",), fuse_int=True, backward_uses=("outputs",),
                backward_graph=_relu_graph, doc="Rectified linear unit ``max(x, 0)``.",
                listed_inputs=False))
 

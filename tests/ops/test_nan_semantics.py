@@ -42,3 +42,23 @@ def test_matches_mxnet(case):
     # oneDNN (MXNet's float32 softmax on the CPU) evaluates exp and log by polynomials, good
     # to ~5e-6 relative and ~1.5e-6 absolute (log_softmax of [1000, -1000, 0]: 1.4e-6, not 0)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_gradient_passes_nan_through(dtype):
+    # MXNet 1.9.1's relu_grad returns a NaN input unchanged (test_ndarray::
+    # test_ndarray_nan_comparison); Activation(act_type='relu') maps NaN to 0 both ways
+    x = mx.nd.array([[np.nan, 1.0, -1.0, 0.0, np.inf]], dtype=dtype)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.relu(x)
+    y.backward()
+    np.testing.assert_array_equal(y.asnumpy(), np.array([[np.nan, 1, 0, 0, np.inf]], dtype))
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.array([[np.nan, 1, 0, 0, 1]], dtype))
+    a = mx.nd.array([[np.nan, 1.0, -1.0]], dtype=dtype)
+    a.attach_grad()
+    with mx.autograd.record():
+        z = mx.nd.Activation(a, act_type="relu")
+    z.backward()
+    np.testing.assert_array_equal(z.asnumpy(), np.array([[0, 1, 0]], dtype))
+    np.testing.assert_array_equal(a.grad.asnumpy(), np.array([[0, 1, 0]], dtype))
