@@ -160,21 +160,36 @@ def test_greedy_suppress_fixpoint_equals_the_loop(monkeypatch, chain):
     keep = rng.random((nb, k)) > 0.1
     area = (boxes[..., 2] - boxes[..., 0]) * (boxes[..., 3] - boxes[..., 1])
 
-    def overlaps(lo, hi):
-        a, b = boxes[:, lo:hi, None, :], boxes[:, None, :, :]
+    def overlaps(rows, start):
+        a, b = boxes[:, rows, None, :], boxes[:, None, start:, :]
         iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0,
                      None)
         ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0,
                      None)
         inter = iw * ih
         with np.errstate(invalid="ignore"):
-            return inter / (area[:, lo:hi, None] + area[:, None, :] - inter)
+            return inter / (area[:, rows, None] + area[:, None, start:] - inter)
 
+    # the definition, candidate by candidate
+    iou = overlaps(np.arange(k), 0)
+    want = keep.copy()
+    for b in range(nb):
+        for j in range(k):
+            for i in range(j):
+                same = cls is None or cls[b, i] == cls[b, j]
+                if want[b, i] and same and iou[b, i, j] > 0.5:
+                    want[b, j] = False
     fast = contrib_box.greedy_suppress(np, keep, overlaps, 0.5, cls)
     monkeypatch.setattr(contrib_box, "_BLOCK", 7)
     slow = contrib_box.greedy_suppress(np, keep, overlaps, 0.5, cls)
-    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast, want)
+    np.testing.assert_array_equal(slow, want)
     assert fast.sum() < keep.sum()
+    # with a limit the first 9 kept of each row are the same; later ones may be dropped
+    limited = contrib_box.greedy_suppress(np, keep, overlaps, 0.5, cls, limit=9)
+    for b in range(nb):
+        first = np.flatnonzero(want[b])[:9]
+        np.testing.assert_array_equal(np.flatnonzero(limited[b])[:9], first)
     if chain:  # the iteration alone does not settle on this one
-        sup = (overlaps(0, k) > 0.5) & np.triu(np.ones((k, k), bool), 1)
+        sup = (iou > 0.5) & np.triu(np.ones((k, k), bool), 1)
         assert contrib_box._fixpoint(np, keep, sup.astype(np.float32)) is None

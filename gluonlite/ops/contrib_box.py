@@ -90,7 +90,8 @@ def _intersection(xp, a, b, fmt: str):
     return ix * iy
 
 
-def greedy_suppress(xp, keep, overlaps, thresh: float, cls=None, strict: bool = True):
+def greedy_suppress(xp, keep, overlaps, thresh: float, cls=None, strict: bool = True,
+                    limit: int | None = None):
     """Greedy NMS over candidates already sorted by descending score.
 
     Parameters
@@ -98,11 +99,15 @@ def greedy_suppress(xp, keep, overlaps, thresh: float, cls=None, strict: bool = 
     keep : (B, K) bool array
         Candidates taking part; updated copy returned.
     overlaps : callable
-        ``overlaps(lo, hi) -> (B, hi - lo, K)`` IoU of candidates ``lo:hi`` with all.
+        ``overlaps(rows, start) -> (B, len(rows), K - start)``: IoU of the candidates
+        ``rows`` (an index array) with candidates ``start:``.
     thresh : float
         Suppress when IoU ``> thresh`` (``>=`` with ``strict=False``).
     cls : (B, K) array, optional
         Class of each candidate: only equal classes suppress each other.
+    limit : int, optional
+        Only the first ``limit`` kept candidates of each row are wanted: once every row
+        has them, the later candidates are dropped unexamined.
 
     The result is the one mask with ``keep[j] = taking_part[j] and no kept i < j
     suppresses j``.  When the (B, K, K) suppression matrix fits in ``_BLOCK`` entries it
@@ -111,34 +116,47 @@ def greedy_suppress(xp, keep, overlaps, thresh: float, cls=None, strict: bool = 
     reached the answer), which takes a few steps unless suppression chains are long;
     after ``_FIXPOINT_STEPS`` steps, and for larger matrices, the loop runs over the K
     candidate positions, one whole-array update of the (B, K) mask each, with the IoU
-    rows computed in blocks so that memory stays O(B K) times the block.
+    rows computed in blocks so that memory stays O(B K) times the block; a block computes
+    only the rows no earlier block suppressed everywhere, against the later columns.
     """
     nb, k = keep.shape
     keep = keep.copy()
     block = max(1, min(k, _BLOCK // max(1, nb * k)))
     if block >= k and k > 1:
-        sup = _suppression(xp, overlaps(0, k), thresh, cls, 0, k, strict)
         later = xp.arange(k)
+        sup = _suppression(xp, overlaps(later, 0), thresh, cls, later, 0, strict)
         sup &= later[:, None] < later[None, :]            # only earlier boxes suppress
         found = _fixpoint(xp, keep, sup.astype(np.float32))
         if found is not None:
             return found
     for lo in range(0, k, block):
+        # keep[:, :lo] is final here: every candidate before lo has been examined
+        if limit is not None and lo and bool((keep[:, :lo].sum(axis=1) >= limit).all()):
+            keep[:, lo:] = False
+            break
         hi = min(k, lo + block)
-        sup = _suppression(xp, overlaps(lo, hi), thresh, cls, lo, hi, strict)
-        for i in range(lo, min(hi, k - 1)):
-            keep[:, i + 1:] &= ~(sup[:, i - lo, i + 1:] & keep[:, i:i + 1])
+        # a candidate suppressed in every row suppresses nothing: no IoU row for it
+        alive = lo + xp.flatnonzero(keep[:, lo:hi].any(axis=0))
+        if alive.size == 0:
+            continue
+        sup = _suppression(xp, overlaps(alive, lo), thresh, cls, alive, lo, strict)
+        for r, i in enumerate(alive.tolist()):
+            kept = keep[:, i:i + 1]
+            if i == k - 1 or not bool(kept.any()):  # suppressed by a row of this block
+                continue
+            keep[:, i + 1:] &= ~(sup[:, r, i + 1 - lo:] & kept)
     return keep
 
 
 _FIXPOINT_STEPS = 32
 
 
-def _suppression(xp, iou, thresh: float, cls, lo: int, hi: int, strict: bool):
-    """``(B, hi - lo, K)``: candidate ``lo + r`` would suppress candidate ``c``."""
+def _suppression(xp, iou, thresh: float, cls, rows, start: int, strict: bool):
+    """``(B, len(rows), K - start)``: candidate ``rows[r]`` would suppress candidate
+    ``start + c``."""
     sup = iou > thresh if strict else iou >= thresh
     if cls is not None:
-        sup = sup & (cls[:, lo:hi, None] == cls[:, None, :])
+        sup = sup & (cls[:, rows, None] == cls[:, None, start:])
     return sup
 
 
@@ -227,11 +245,11 @@ def _nms_forward(oc, attrs, inputs, out):
     area = _area(xp, boxes, attrs.in_format)
     fmt = attrs.in_format
 
-    def overlaps(lo, hi):
-        inter = _intersection(xp, boxes[:, lo:hi, None, :], boxes[:, None, :, :], fmt)
+    def overlaps(rows, start):
+        inter = _intersection(xp, boxes[:, rows, None, :], boxes[:, None, start:, :], fmt)
         with np.errstate(divide="ignore", invalid="ignore"):
             # no guard for 0/0 (NaN never suppresses), as in MXNet
-            return inter / (area[:, lo:hi, None] + area[:, None, :] - inter)
+            return inter / (area[:, rows, None] + area[:, None, start:] - inter)
 
     cls = None
     if not attrs.force_suppress and attrs.id_index >= 0:

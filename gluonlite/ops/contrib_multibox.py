@@ -290,15 +290,15 @@ def _det_forward(oc, attrs, inputs, out):
             b = cand[:, :, 2:6]
             area = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
 
-            def overlaps(lo, hi):
-                bi = b[:, lo:hi, None, :]
-                bj = b[:, None, :, :]
+            def overlaps(rows, start):
+                bi = b[:, rows, None, :]
+                bj = b[:, None, start:, :]
                 w = xp.maximum(0, xp.minimum(bi[..., 2], bj[..., 2]) -
                                xp.maximum(bi[..., 0], bj[..., 0]))
                 h = xp.maximum(0, xp.minimum(bi[..., 3], bj[..., 3]) -
                                xp.maximum(bi[..., 1], bj[..., 1]))
                 inter = w * h
-                union = area[:, lo:hi, None] + area[:, None, :] - inter
+                union = area[:, rows, None] + area[:, None, start:] - inter
                 with np.errstate(divide="ignore", invalid="ignore"):
                     return xp.where(union <= 0, 0, inter / xp.where(union <= 0, 1, union))
 

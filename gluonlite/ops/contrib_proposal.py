@@ -171,18 +171,20 @@ def _proposals(xp, attrs, cls_prob, bbox_pred, im_info):
     cscore = xp.take_along_axis(scores, order, axis=1)
     area = (cand[..., 2] - cand[..., 0] + one) * (cand[..., 3] - cand[..., 1] + one)
 
-    def overlaps(lo, hi):
-        a, b = cand[:, lo:hi, None, :], cand[:, None, :, :]
+    def overlaps(rows, start):
+        a, b = cand[:, rows, None, :], cand[:, None, start:, :]
         iw = xp.maximum(0, xp.minimum(a[..., 2], b[..., 2]) - xp.maximum(a[..., 0], b[..., 0])
                         + one)
         ih = xp.maximum(0, xp.minimum(a[..., 3], b[..., 3]) - xp.maximum(a[..., 1], b[..., 1])
                         + one)
         inter = iw * ih
         with np.errstate(divide="ignore", invalid="ignore"):
-            return inter / (area[:, lo:hi, None] + area[:, None, :] - inter)
+            return inter / (area[:, rows, None] + area[:, None, start:] - inter)
 
     keep = xp.ones(order.shape, dtype=bool)
-    keep = greedy_suppress(xp, keep, overlaps, float(np.float32(attrs.threshold)), strict=True)
+    # only the first post_cap kept rows are output
+    keep = greedy_suppress(xp, keep, overlaps, float(np.float32(attrs.threshold)), strict=True,
+                           limit=post_cap)
     front = xp.argsort(~keep, axis=1, **kw)                                   # kept first
     kept = xp.minimum(keep.sum(axis=1), post_cap)[:, None]                    # (B, 1)
     i = xp.arange(post)[None, :]
