@@ -88,13 +88,37 @@ def replace_file(src: str, dst: str) -> None:
     os.replace(src, dst)
 
 
+def _fetch(url: str, into: str, verify_ssl: bool) -> None:
+    """Write the body of ``url`` into the file ``into``: through ``requests`` where it is
+    installed, as MXNet's ``download`` does (so code that mocks ``requests.get`` behaves
+    as on MXNet), through ``urllib`` otherwise."""
+    try:
+        import requests  # optional: MXNet's HTTP client, not a gluonlite requirement
+    except ImportError:
+        requests = None
+    if requests is not None:
+        response = requests.get(url, stream=True, verify=verify_ssl)
+        if response.status_code != 200:
+            raise RuntimeError(f"Failed downloading url {url}")
+        with open(into, "wb") as f:
+            for chunk in response.iter_content(chunk_size=1 << 20):
+                f.write(chunk)
+        return
+    import ssl
+    import urllib.request
+    context = None if verify_ssl else ssl._create_unverified_context()
+    with urllib.request.urlopen(url, context=context) as response, open(into, "wb") as f:
+        while True:
+            chunk = response.read(1 << 20)
+            if not chunk:
+                break
+            f.write(chunk)
+
+
 def download(url: str, path: str | None = None, overwrite: bool = False,
              sha1_hash: str | None = None, retries: int = 5, verify_ssl: bool = True) -> str:
     """Download ``url`` to ``path`` (a file, or a folder to put it in); return the file
     name.  An existing file is kept unless ``overwrite`` or its SHA-1 differs."""
-    import ssl
-    import urllib.request
-
     fname = url.split("/")[-1] if path is None else path
     if path is not None and os.path.isdir(path):
         fname = os.path.join(path, url.split("/")[-1])
@@ -105,18 +129,11 @@ def download(url: str, path: str | None = None, overwrite: bool = False,
         return fname
     folder = os.path.dirname(os.path.abspath(os.path.expanduser(fname)))
     os.makedirs(folder, exist_ok=True)
-    context = None if verify_ssl else ssl._create_unverified_context()
     last_error = None
     for _ in range(max(1, retries)):
         tmp = f"{fname}.{uuid.uuid4()}"
         try:
-            with urllib.request.urlopen(url, context=context) as response, \
-                    open(tmp, "wb") as f:
-                while True:
-                    chunk = response.read(1 << 20)
-                    if not chunk:
-                        break
-                    f.write(chunk)
+            _fetch(url, tmp, verify_ssl)
             if sha1_hash and not check_sha1(tmp, sha1_hash):
                 raise UserWarning(f"File {fname} is downloaded but the content hash does "
                                   "not match. The repo may be outdated or download may be "

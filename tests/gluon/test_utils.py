@@ -1,5 +1,6 @@
 """``mx.gluon.utils`` against MXNet 1.9.1 behaviour (values read off the oracle)."""
 import hashlib
+import io
 import warnings
 
 import numpy as np
@@ -55,6 +56,39 @@ def test_sha1_and_existing_download_is_kept(tmp_path):
     # present with the right hash: no network access happens
     assert utils.download("http://example.invalid/w.bin", path=str(f),
                           sha1_hash=digest) == str(f)
+
+
+def test_download_goes_through_requests_where_installed(tmp_path, monkeypatch):
+    # MXNet's download uses requests.get, and client tests (MXNet's test_gluon_utils)
+    # mock it; the file appears whole, once, and a failed status is retried then raised
+    requests = pytest.importorskip("requests")
+    calls = []
+
+    def fake_get(url, stream, verify):
+        calls.append((url, stream, verify))
+        response = requests.Response()
+        response.status_code = 200
+        response.raw = io.BytesIO(b"MOCK CONTENT" * 100)
+        return response
+
+    monkeypatch.setattr(requests, "get", fake_get)
+    target = tmp_path / "README.md"
+    assert utils.download("https://example.invalid/README.md", path=str(target),
+                          verify_ssl=False) == str(target)
+    assert target.read_bytes() == b"MOCK CONTENT" * 100
+    assert calls == [("https://example.invalid/README.md", True, False)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
+
+    def not_found(url, stream, verify):
+        response = requests.Response()
+        response.status_code = 404
+        return response
+
+    monkeypatch.setattr(requests, "get", not_found)
+    with pytest.raises(mx.base.MXNetError, match="after 2 tries.*Failed downloading"):
+        utils.download("https://example.invalid/x.bin", path=str(tmp_path / "x.bin"),
+                       retries=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
 
 
 def test_names_mxnet_exposes():
