@@ -1,6 +1,6 @@
 """Run GluonCV's and GluonNLP's own unit tests on gluonlite, or on MXNet to compare.
 
-The suites are read from local git mirrors (``git archive``; nothing is fetched) into
+The suites are read from local git mirrors (``git cat-file``; nothing is fetched) into
 a scratch folder that is never committed, and run with pytest against the *installed*
 GluonCV 0.10.5.post0 and GluonNLP 0.10.0. On gluonlite a pytest plugin written beside
 them calls ``gluonlite.install_mxnet_alias()`` before any conftest imports ``mxnet``.
@@ -17,10 +17,10 @@ passed in a saved run (MXNet's) but not in this one. The suites need ``nose``,
 
 What differs from upstream's own configuration, and why:
 
-- upstream's ``filterwarnings = error`` is dropped: it turns every deprecation warning
-  of Python 3.11 / NumPy / the packages' own dependencies (``distutils``,
-  ``pkg_resources``, ``np.bool8``...) into a test error on both frameworks alike, which
-  measures the environment, not the framework;
+- upstream's ``filterwarnings = error`` is dropped: it turns the deprecation warnings of
+  today's Python, NumPy and the packages' dependencies into test errors, which measures
+  the environment, not the framework (MXNet 1.9.1 itself then fails to import: its
+  ``np.bool`` warns under NumPy 1.23);
 - tests marked ``remote_required`` (they download datasets or weights) and ``gpu`` are
   deselected: this runner fetches nothing and runs on the CPU;
 - ``MXNET_HOME`` is the suite's ``tests/data`` (upstream sets it with pytest-env) and
