@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import ssl
+import urllib.request
 import uuid
 import warnings
 
@@ -104,8 +106,6 @@ def _fetch(url: str, into: str, verify_ssl: bool) -> None:
             for chunk in response.iter_content(chunk_size=1 << 20):
                 f.write(chunk)
         return
-    import ssl
-    import urllib.request
     context = None if verify_ssl else ssl._create_unverified_context()
     with urllib.request.urlopen(url, context=context) as response, open(into, "wb") as f:
         while True:
