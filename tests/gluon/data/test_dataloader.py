@@ -167,7 +167,7 @@ def test_timeout_stops_hung_workers_and_their_segments(tmp_path):
     marker = tmp_path / "hang"
     marker.touch()
     loader = data.DataLoader(_HangsWhileMarked(str(marker)), batch_size=1, num_workers=2,
-                             prefetch=6, timeout=1.0)
+                             prefetch=6, timeout=2.0)
     pids = [p.pid for p in loader._worker_pool._pool]
     batches = iter(loader)
     assert next(batches).asnumpy()[0, 0, 0] == 0
