@@ -26,8 +26,13 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
+
+import bench_train_epoch  # noqa: E402 - beside this file
+import gluonlite as mx  # noqa: E402
 
 
 def _median_ms(fn, repeats: int) -> float:
@@ -43,14 +48,11 @@ def _median_ms(fn, repeats: int) -> float:
 def workload(name: str) -> float:
     """Milliseconds of one workload, in this process."""
     if name == "epoch":
-        import bench_train_epoch
         return 1000 * bench_train_epoch.main(["--epochs", "3", "--json"])[
             "tutorial CNN epoch (s)"]
-    import numpy as np
     if name == "gemm":
         a = np.random.default_rng(0).standard_normal((1024, 1024)).astype(np.float32)
         return _median_ms(lambda: a @ a, 20)
-    import gluonlite as mx
     net = mx.gluon.model_zoo.vision.resnet18_v1()
     net.initialize(mx.init.Xavier())
     net.hybridize(static_alloc=True)

@@ -64,7 +64,7 @@ def cases_numpy() -> dict:
 
 
 def cases_torch() -> dict:
-    import torch
+    import torch  # optional: only where PyTorch is installed
     torch.manual_seed(0)
     x = torch.ones((64, 256, 14, 14))
     drop = torch.nn.Dropout(0.5).train()

@@ -10,6 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+from gluonlite import demo
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 SETUP = configparser.ConfigParser()
@@ -112,7 +114,7 @@ def test_im2rec_commands_run(tmp_path):
                 if "gluonlite.tools.im2rec" in line]
     assert len(commands) == 2
     rng = np.random.default_rng(0)
-    from PIL import Image
+    from PIL import Image  # optional: the test carries the pillow marker
     for label in ("cat", "dog"):
         folder = tmp_path / "data" / "images" / label
         folder.mkdir(parents=True)
@@ -144,7 +146,6 @@ def test_demo_command_trains_exports_reimports_and_extracts():
 
 
 def test_demo_result():
-    from gluonlite import demo
     result = demo.run(verbose=False)
     assert result["accuracy"] > 0.95 and result["reimported_accuracy"] == result["accuracy"]
     assert result["max_difference"] == 0.0
