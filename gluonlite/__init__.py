@@ -53,8 +53,9 @@ What the engine, symbols and Gluon need to know is declared on the ``OpDef`` (se
 docstring), never inferred from the name: MXNet's ``name``, ``aliases``, ``attrs``
 (types and MXNet defaults), ``inputs``, ``aux`` (auxiliary states),
 ``num_outputs``/``num_visible_outputs``, ``infer_shape``/``infer_type``; the traits
-``elementwise`` (one shape for every input and output), ``cuda``/``cuda_grad`` or
-``cuda_fn`` (fusion expressions, the latter from attributes and dtype), ``fuse_int``
+``elementwise`` (one shape for every input and output), ``math`` (the elementwise
+math written once, below), ``cuda``/``cuda_grad`` or ``cuda_fn`` (fusion expressions,
+rendered from ``math``; ``where`` and ``clip`` write theirs by hand), ``fuse_int``
 (fuses on integers), ``fuse_shape``, ``input_init`` (``__init__`` of auxiliary
 variables), ``float32_inputs``, ``backward_uses`` (what backward reads),
 ``backward_mask``, ``inplace_out``, ``second_order`` with ``backward_graph`` (the
@@ -62,6 +63,17 @@ gradient for ``create_graph=True``, written over the ``F`` namespace that the ta
 hands in, so ``ops/`` never imports ``ndarray``: ``backward_graph(F, attrs, inputs,
 outputs, out_grads)``), ``sparse_forward``/``sparse_from_dense`` (MXNet's storage
 dispatch) and ``saved_state``.  No list of operator names lives outside ``ops/``.
+
+Elementwise math, written once
+------------------------------
+An elementwise operator states its forward and partial derivatives once, in the
+expression form of ``ops/expr.py``: ``math=ElemMath(forward, grads, inputs)`` (or
+``f(attrs)`` returning one), built from variables, numbers, ``+ - * /``, comparisons,
+``where`` and the functions of ``expr.FUNCTIONS``.  From it come the CUDA expressions
+of GPU fusion, the recorded backward for ``create_graph=True`` and the NumPy kernels
+(``numpy_kernel``, ``head_grad_kernel``) that the unary, binary and scalar families run
+unless a hand-tuned kernel is faster or follows MXNet's integer rules; the op harness
+checks every NumPy forward and backward against the expression (``check_math``).
 
 How state reaches backward
 --------------------------

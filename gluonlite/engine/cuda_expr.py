@@ -1,10 +1,12 @@
 """Elementwise CUDA C expressions of the registry, normalised for kernel fusion.
 
-The registry's ``OpDef.cuda`` strings are written for people: ``"y = x > 0 ? x : 0"``
-(unary operators call their input ``x``), ``"y = lhs + rhs"`` (binary and
-broadcasting operators), ``"y = data * scalar"`` (scalar operators, ``scalar`` being
-the attribute), ``"out = (condition != 0) ? x : y"`` (``where`` names its output
-``out`` because one input is ``y``).  ``OpDef.cuda_grad`` holds one expression per
+The registry's ``OpDef.cuda`` strings are rendered from each operator's math in the
+expression form (``OpDef.math``, :mod:`gluonlite.ops.expr`); ``where`` and ``clip``
+(whose bounds depend on the dtype) write theirs by hand.  They read
+``"y = ((x > 0) ? x : 0)"`` (unary operators call their input ``x``),
+``"y = (lhs + rhs)"`` (binary and broadcasting operators), ``"y = (data * scalar)"``
+(scalar operators, ``scalar`` being the attribute), ``"out = (condition != 0) ? x : y"``
+(``where`` names its output ``out`` because one input is ``y``).  ``OpDef.cuda_grad`` holds one expression per
 input: the partial derivative of the output with respect to that input, in terms
 of the inputs and the output, to be multiplied by the head gradient (``"0"`` for
 no gradient).  An operator whose expressions depend on its attributes declares
@@ -33,8 +35,8 @@ Normalised convention (what :func:`op_expr` returns, an :class:`ElemExpr`):
   abs, negative, square, sign, relu, copies).
   ``float16`` is not fused (CuPy's half type lacks most math functions).
 
-The functions allowed in an expression are CUDA's math functions listed in
-:data:`FUNCTIONS`; any other identifier makes the operator unfusable.
+The functions allowed in an expression are the CUDA math functions of the expression
+form, :data:`FUNCTIONS`; any other identifier makes the operator unfusable.
 """
 from __future__ import annotations
 
@@ -44,13 +46,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ops.expr import FUNCTIONS as EXPR_FUNCTIONS
+
 __all__ = ["ElemExpr", "op_expr", "float_literal", "FUNCTIONS", "CTYPES"]
 
-FUNCTIONS = frozenset((
-    "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt",
-    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-    "acosh", "atanh", "erf", "erfinv", "tgamma", "lgamma", "floor", "ceil", "trunc",
-    "round", "fabs", "pow", "hypot", "fmod", "normcdf"))
+FUNCTIONS = frozenset(f.c for f in EXPR_FUNCTIONS.values()
+                      if f.c is not None and "{" not in f.c)
 
 CTYPES = {
     np.dtype(np.float32): "float", np.dtype(np.float64): "double",

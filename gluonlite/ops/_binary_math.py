@@ -17,18 +17,23 @@ MXNet's rules, checked against MXNet 1.9.1:
   too (``lhs <= rhs``);
 * ``mod``'s gradient is ``1`` for ``lhs`` and ``-floor(lhs / rhs)`` for ``rhs``.
 
+Each function's math is written once in the expression form (:mod:`.expr`); the CUDA
+expressions, the NumPy gradients and the recorded gradients are generated from it.
 Forward functions take ``(xp, a, b, out)``: ``a`` and ``b`` arrays of one dtype
 (or one of them a scalar already converted to that dtype) and ``out`` a buffer or
 ``None``.  ``ffwd`` is used for floating dtypes and ``ifwd`` for integer ones.
 Gradient functions take ``(xp, a, b, y, g)`` and return the gradient with respect
 to ``a`` (``glhs``) or ``b`` (``grhs``), before any reduction over broadcast axes.
+The op harness checks the hand-tuned forwards and gradients against the expressions.
 """
 from __future__ import annotations
 
 import contextlib
-import math
 
 import numpy as np
+
+from .expr import (ElemMath, Expr, const, eq, fn, head_grad_kernel, isnan, logical_and,
+                   logical_or, ne, var, where)
 
 __all__ = ["BinaryMath", "MATH", "quiet", "reduce_to", "int_scalar", "c_cast"]
 
@@ -54,15 +59,16 @@ def _to_dtype(y, like_dtype, out):
     return y if y.dtype == like_dtype else y.astype(like_dtype)
 
 
-def _bool_result(fn, ufunc):
+def _bool_result(ufunc):
     """Forward of a comparison/logical function: 0/1 in the inputs' dtype.
 
     Into a given buffer, ``xp.<ufunc>(a, b, out=out)`` converts the boolean result
     straight into the buffer's dtype (bool to any numeric dtype is a safe cast)."""
     def fwd(xp, a, b, out):
+        f = getattr(xp, ufunc)
         if out is not None:
-            return getattr(xp, ufunc)(a, b, out=out)
-        return fn(xp, a, b).astype(_arr_dtype(a, b))
+            return f(a, b, out=out)
+        return f(a, b).astype(_arr_dtype(a, b))
     return fwd
 
 
@@ -137,19 +143,7 @@ def _ihypot(xp, a, b, out):
                               xp.asarray(b, dtype=np.float64)), dt, out)
 
 
-def _logical_and(xp, a, b):
-    return xp.logical_and(a, b)
-
-
-def _logical_or(xp, a, b):
-    return xp.logical_or(a, b)
-
-
-def _logical_xor(xp, a, b):
-    return xp.logical_xor(a, b)
-
-
-# -- gradients -----------------------------------------------------------------------
+# -- hand-tuned gradients (MXNet's integer rule for mod) --------------------------------
 def _floor_div(xp, a, b):
     with quiet(xp):
         return xp.floor(xp.true_divide(a, b))
@@ -166,192 +160,94 @@ def _mod_grad_rhs(xp, a, b, y, g):
     return -g * _floor_div(xp, a, b)
 
 
-def _pow_grad_lhs(xp, a, b, y, g):
-    with quiet(xp):
-        return g * b * xp.power(a, b - 1)
+LHS, RHS, Y = var("lhs"), var("rhs"), var("y")
+_NAMES = ("lhs", "rhs", "y")
 
 
-def _pow_grad_rhs(xp, a, b, y, g):
-    with quiet(xp):
-        return g * y * xp.log(a)
+def _grad_fn(d: Expr):
+    """``f(xp, a, b, y, g)``: the head gradient times ``d``, generated from the expression."""
+    kernel = head_grad_kernel(d, _NAMES)
+    return lambda xp, a, b, y, g: kernel(xp, g, a, b, y)
 
 
 class BinaryMath:
-    """One binary function: forward, gradients, CUDA expressions.
+    """One binary function, its math written once (:class:`~.expr.ElemMath` over ``lhs``,
+    ``rhs`` and the output ``y``), with its hand-tuned NumPy forwards.
 
     Attributes
     ----------
     name : str
         Short name (``add``, ``greater_equal``).
+    math : ElemMath
+        The forward and both partial derivatives; the CUDA expressions, the generated
+        NumPy gradients and the recorded (``F``) gradients come from it.
     ffwd, ifwd : callable
         Forward for floating and integer dtypes: ``f(xp, a, b, out)``.
-    glhs, grhs : callable or None
-        Gradients ``f(xp, a, b, y, g)``; ``None`` for a zero gradient.
-    cuda : str
-        Forward CUDA C expression in ``lhs``, ``rhs`` (output ``y``).
-    cuda_grad : tuple of str
-        Partial derivatives ``dy/dlhs``, ``dy/drhs`` in ``lhs``, ``rhs``, ``y``.
-    uses : tuple of str
-        What the gradients read (``inputs``, ``outputs``).
+    glhs, grhs : callable
+        Gradients ``f(xp, a, b, y, g)``: hand-tuned where given, else generated.
     fuse_int : bool
-        ``cuda`` means in C on integers what the math computes there (``OpDef.fuse_int``).
-    graph : pair of callables or None
-        ``(gl, gr)``, each ``f(F, a, b, y, g)`` computing one input's gradient from
-        arrays (a Python number for the scalar operand) with the recorded functions of
-        ``F``, for higher-order gradients; ``None`` for a zero gradient.
+        The C expression means on integers what the math computes there
+        (``OpDef.fuse_int``).
+    ufunc : str or None
+        The plain ufunc when one ``xp`` call does the forward for every dtype.
     """
 
-    def __init__(self, name, ffwd, ifwd=None, glhs=None, grhs=None, cuda="",
-                 cuda_grad=("0", "0"), uses=("inputs",), graph=None, ufunc=None,
-                 fuse_int=False):
+    def __init__(self, name, forward: Expr, grads=(0, 0), ffwd=None, ifwd=None,
+                 glhs=None, grhs=None, ufunc=None, fuse_int=False):
         self.name = name
+        self.math = ElemMath(forward, tuple(const(d) if not isinstance(d, Expr) else d
+                                            for d in grads), ("lhs", "rhs"))
         self.fuse_int = fuse_int
-        self.ffwd = ffwd
-        self.ifwd = ifwd or ffwd
-        self.glhs = glhs
-        self.grhs = grhs
-        self.cuda = cuda
-        self.cuda_grad = cuda_grad
-        self.uses = uses
-        self.graph = graph
-        self.ufunc = ufunc  # plain ufunc name when one xp call does it for every dtype
+        self.ufunc = ufunc
+        self.ffwd = ffwd or _ufunc(ufunc)
+        self.ifwd = ifwd or self.ffwd
+        dl, dr = self.math.grads
+        self.glhs = glhs or _grad_fn(dl)
+        self.grhs = grhs or _grad_fn(dr)
 
     @property
     def zero_grad(self) -> bool:
         """True for comparisons and logical functions."""
-        return self.glhs is None
+        return all(d.kind == "const" and d.args[0] == 0 for d in self.math.grads)
 
 
-# -- higher-order gradient graphs (arrays in, arrays out, with the tape's ``F``) ---------
-def _g_one(F, a, b, y, g):
-    return g
+def _cmp(name, expr, ufunc):
+    return BinaryMath(name, expr, ffwd=_bool_result(ufunc), fuse_int=True)
 
 
-def _g_neg(F, a, b, y, g):
-    return -g
+def _fmod_python(a, b):
+    """Python's remainder (sign of the divisor) from C's exact ``fmod``; ``x % 0`` is 0
+    (``lhs - floor(lhs / rhs) * rhs`` would lose the remainder in float32)."""
+    r = fn.fmod(a, b)
+    return where(eq(b, 0), 0, where(logical_and(ne(r, 0), ne(r < 0, b < 0)), r + b, r))
 
 
-def _g_mul_l(F, a, b, y, g):
-    return g * b
-
-
-def _g_mul_r(F, a, b, y, g):
-    return g * a
-
-
-def _g_div_l(F, a, b, y, g):
-    return g / b
-
-
-def _g_div_r(F, a, b, y, g):
-    return -g * a / (b * b)
-
-
-def _log(F, v):
-    if isinstance(v, (int, float, np.number)):
-        return math.log(v)
-    return F.log(v)
-
-
-def _floor(F, v):
-    if isinstance(v, (int, float, np.number)):
-        return math.floor(v)
-    return F.floor(v)
-
-
-def _g_pow_l(F, a, b, y, g):
-    return g * b * a ** (b - 1)
-
-
-def _g_pow_r(F, a, b, y, g):
-    return g * y * _log(F, a)
-
-
-def _g_mod_r(F, a, b, y, g):
-    return -g * _floor(F, a / b)
-
-
-def _g_max_l(F, a, b, y, g):
-    return g * (a >= b)
-
-
-def _g_max_r(F, a, b, y, g):
-    return g * (a < b)
-
-
-def _g_min_l(F, a, b, y, g):
-    return g * (a <= b)
-
-
-def _g_min_r(F, a, b, y, g):
-    return g * (a > b)
-
-
-def _g_hypot_l(F, a, b, y, g):
-    return g * a / y
-
-
-def _g_hypot_r(F, a, b, y, g):
-    return g * b / y
-
-
-def _cmp(name, fn, op, ufunc):
-    return BinaryMath(name, _bool_result(fn, ufunc), cuda=f"y = (lhs {op} rhs) ? 1 : 0",
-                      uses=(), graph=None, fuse_int=True)
-
-
-def _logic(name, fn, cexpr):
-    return BinaryMath(name, _bool_result(fn, name), cuda=f"y = ({cexpr}) ? 1 : 0", uses=(),
-                      graph=None, fuse_int=True)
-
+_NONZERO_L, _NONZERO_R = ne(LHS, 0), ne(RHS, 0)
 
 MATH: dict[str, BinaryMath] = {m.name: m for m in [
-    BinaryMath("add", _ufunc("add"), glhs=lambda xp, a, b, y, g: g,
-               grhs=lambda xp, a, b, y, g: g, cuda="y = lhs + rhs", cuda_grad=("1", "1"),
-               uses=(), graph=(_g_one, _g_one), ufunc="add", fuse_int=True),
-    BinaryMath("sub", _ufunc("subtract"), glhs=lambda xp, a, b, y, g: g,
-               grhs=lambda xp, a, b, y, g: -g, cuda="y = lhs - rhs", cuda_grad=("1", "-1"),
-               uses=(), graph=(_g_one, _g_neg), ufunc="subtract", fuse_int=True),
-    BinaryMath("mul", _ufunc("multiply"), glhs=lambda xp, a, b, y, g: g * b,
-               grhs=lambda xp, a, b, y, g: g * a, cuda="y = lhs * rhs",
-               cuda_grad=("rhs", "lhs"), graph=(_g_mul_l, _g_mul_r), ufunc="multiply",
-               fuse_int=True),
-    BinaryMath("div", _ufunc("true_divide"), _idiv, glhs=lambda xp, a, b, y, g: g / b,
-               grhs=lambda xp, a, b, y, g: -g * a / (b * b), cuda="y = lhs / rhs",
-               cuda_grad=("1 / rhs", "-lhs / (rhs * rhs)"), graph=(_g_div_l, _g_div_r)),
-    BinaryMath("mod", _mod, _mod, glhs=_mod_grad_lhs, grhs=_mod_grad_rhs,
-               # fmod is exact; lhs - floor(lhs / rhs) * rhs loses the remainder in float32
-               cuda="y = (rhs == 0) ? 0 : ((fmod(lhs, rhs) != 0 && ((fmod(lhs, rhs) < 0) != "
-                    "(rhs < 0))) ? fmod(lhs, rhs) + rhs : fmod(lhs, rhs))",
-               cuda_grad=("1", "-floor(lhs / rhs)"), graph=(_g_one, _g_mod_r)),
-    BinaryMath("power", _ufunc("power"), _ipow, glhs=_pow_grad_lhs, grhs=_pow_grad_rhs,
-               cuda="y = pow(lhs, rhs)", cuda_grad=("rhs * pow(lhs, rhs - 1)", "y * log(lhs)"),
-               uses=("inputs", "outputs"), graph=(_g_pow_l, _g_pow_r)),
-    BinaryMath("maximum", _ufunc("maximum"), glhs=lambda xp, a, b, y, g: g * (a >= b),
-               grhs=lambda xp, a, b, y, g: g * (a < b),
-               cuda="y = (lhs >= rhs || lhs != lhs) ? lhs : rhs",  # NaN propagates
-               cuda_grad=("(lhs >= rhs) ? 1 : 0", "(lhs >= rhs) ? 0 : 1"),
-               graph=(_g_max_l, _g_max_r),
-               ufunc="maximum", fuse_int=True),
-    BinaryMath("minimum", _ufunc("minimum"), glhs=lambda xp, a, b, y, g: g * (a <= b),
-               grhs=lambda xp, a, b, y, g: g * (a > b),
-               cuda="y = (lhs <= rhs || lhs != lhs) ? lhs : rhs",  # NaN propagates
-               cuda_grad=("(lhs <= rhs) ? 1 : 0", "(lhs <= rhs) ? 0 : 1"),
-               graph=(_g_min_l, _g_min_r),
-               ufunc="minimum", fuse_int=True),
-    BinaryMath("hypot", _ufunc("hypot"), _ihypot, glhs=lambda xp, a, b, y, g: g * a / y,
-               grhs=lambda xp, a, b, y, g: g * b / y, cuda="y = hypot(lhs, rhs)",
-               cuda_grad=("lhs / y", "rhs / y"), uses=("inputs", "outputs"),
-               graph=(_g_hypot_l, _g_hypot_r)),
-    _cmp("equal", lambda xp, a, b: xp.equal(a, b), "==", "equal"),
-    _cmp("not_equal", lambda xp, a, b: xp.not_equal(a, b), "!=", "not_equal"),
-    _cmp("greater", lambda xp, a, b: xp.greater(a, b), ">", "greater"),
-    _cmp("greater_equal", lambda xp, a, b: xp.greater_equal(a, b), ">=", "greater_equal"),
-    _cmp("lesser", lambda xp, a, b: xp.less(a, b), "<", "less"),
-    _cmp("lesser_equal", lambda xp, a, b: xp.less_equal(a, b), "<=", "less_equal"),
-    _logic("logical_and", _logical_and, "lhs != 0 && rhs != 0"),
-    _logic("logical_or", _logical_or, "lhs != 0 || rhs != 0"),
-    _logic("logical_xor", _logical_xor, "(lhs != 0) != (rhs != 0)"),
+    BinaryMath("add", LHS + RHS, (1, 1), ufunc="add", fuse_int=True),
+    BinaryMath("sub", LHS - RHS, (1, -1), ufunc="subtract", fuse_int=True),
+    BinaryMath("mul", LHS * RHS, (RHS, LHS), ufunc="multiply", fuse_int=True),
+    BinaryMath("div", LHS / RHS, (1 / RHS, -LHS / (RHS * RHS)), _ufunc("true_divide"), _idiv),
+    BinaryMath("mod", _fmod_python(LHS, RHS), (1, -fn.floor(LHS / RHS)), _mod, _mod,
+               glhs=_mod_grad_lhs, grhs=_mod_grad_rhs),
+    BinaryMath("power", fn.pow(LHS, RHS), (RHS * fn.pow(LHS, RHS - 1), Y * fn.log(LHS)),
+               _ufunc("power"), _ipow),
+    # NaN in lhs propagates; ties send the gradient to lhs
+    BinaryMath("maximum", where(logical_or(LHS >= RHS, isnan(LHS)), LHS, RHS),
+               (LHS >= RHS, LHS < RHS), ufunc="maximum", fuse_int=True),
+    BinaryMath("minimum", where(logical_or(LHS <= RHS, isnan(LHS)), LHS, RHS),
+               (LHS <= RHS, LHS > RHS), ufunc="minimum", fuse_int=True),
+    BinaryMath("hypot", fn.hypot(LHS, RHS), (LHS / Y, RHS / Y), _ufunc("hypot"), _ihypot),
+    _cmp("equal", eq(LHS, RHS), "equal"),
+    _cmp("not_equal", ne(LHS, RHS), "not_equal"),
+    _cmp("greater", LHS > RHS, "greater"),
+    _cmp("greater_equal", LHS >= RHS, "greater_equal"),
+    _cmp("lesser", LHS < RHS, "less"),
+    _cmp("lesser_equal", LHS <= RHS, "less_equal"),
+    _cmp("logical_and", logical_and(_NONZERO_L, _NONZERO_R), "logical_and"),
+    _cmp("logical_or", logical_or(_NONZERO_L, _NONZERO_R), "logical_or"),
+    _cmp("logical_xor", ne(_NONZERO_L, _NONZERO_R), "logical_xor"),
 ]}
 
 

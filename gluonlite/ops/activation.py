@@ -20,12 +20,14 @@ rounded the same way here.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from .attrs import Attr
 from .common import fail, merge_shapes, put, same_shape_infer
+from .expr import ElemMath, fn, head_grad_kernel, numpy_kernel, var, where
 from .registry import OpDef, register
 from . import _visual
 
@@ -40,61 +42,58 @@ def _f32(v: float) -> float:
 
 
 # -- Activation -----------------------------------------------------------------------
-def _softrelu(xp, x):
-    # log(1 + exp(x)) without overflow
-    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+X, Y = var("data"), var("y")
+
+# act_type -> (forward over data, dy/dx over the output y only, so backward keeps just
+# the output); MXNet's Activation relu maps NaN to 0 (the relu operator keeps NaN)
+_ACT_MATH = {
+    act: ElemMath(fwd, (grad,), ("data",)) for act, (fwd, grad) in {
+        "relu": (where(X > 0, X, 0), Y > 0),
+        "sigmoid": (1 / (1 + fn.exp(-X)), Y * (1 - Y)),
+        "tanh": (fn.tanh(X), 1 - Y * Y),
+        "softrelu": (where(X > 0, X, 0) + fn.log1p(fn.exp(-fn.fabs(X))), -fn.expm1(-Y)),
+        "softsign": (X / (1 + fn.fabs(X)), (1 - fn.fabs(Y)) * (1 - fn.fabs(Y))),
+    }.items()}
+
+_ACT_GRAD = {act: head_grad_kernel(m.grads[0], ("y",)) for act, m in _ACT_MATH.items()}
 
 
-_ACT_FORWARD = {
-    # fmax, not maximum: MXNet's Activation relu maps NaN to 0 (the relu op keeps NaN)
-    "relu": lambda xp, x: xp.fmax(x, 0),
-    "sigmoid": lambda xp, x: 1 / (1 + xp.exp(-x)),
-    "tanh": lambda xp, x: xp.tanh(x),
-    "softrelu": _softrelu,
-    "softsign": lambda xp, x: x / (1 + xp.abs(x)),
-}
-
-# derivative as a function of the output y only, so backward keeps just the output
-_ACT_GRAD = {
-    "relu": lambda xp, y: (y > 0).astype(y.dtype),
-    "sigmoid": lambda xp, y: y * (1 - y),
-    "tanh": lambda xp, y: 1 - y * y,
-    "softrelu": lambda xp, y: -xp.expm1(-y),
-    "softsign": lambda xp, y: xp.square(1 - xp.abs(y)),
-}
-
-
-def _sigmoid_into(xp, x, o):
+def _sigmoid(xp, x, out=None):
+    o = xp.empty_like(x) if out is None else out
     xp.negative(x, out=o)
     xp.exp(o, out=o)
     xp.add(o, 1, out=o)
-    xp.true_divide(1, o, out=o)
+    return xp.true_divide(1, o, out=o)
 
 
-def _softrelu_into(xp, x, o):
-    t = xp.abs(x)  # x is read again below: the temporary must not be o (o may be x)
+def _softrelu(xp, x, out=None):
+    # log(1 + exp(x)) without overflow
+    t = xp.abs(x)  # x is read again below: the temporary must not be out (out may be x)
     xp.negative(t, out=t)
     xp.exp(t, out=t)
     xp.log1p(t, out=t)
-    xp.maximum(x, 0, out=o)
-    xp.add(o, t, out=o)
+    o = xp.maximum(x, 0) if out is None else xp.maximum(x, 0, out=out)
+    return xp.add(o, t, out=o)
 
 
-def _softsign_into(xp, x, o):
+def _softsign(xp, x, out=None):
     t = xp.abs(x)
     xp.add(t, 1, out=t)
-    xp.true_divide(x, t, out=o)
+    return xp.true_divide(x, t, out=out)
 
 
-# the same passes as _ACT_FORWARD, written into a buffer ``o`` of x's dtype; each stays
-# correct when ``o`` is ``x`` (in-place plans)
-_ACT_INTO = {
-    "relu": lambda xp, x, o: xp.fmax(x, 0, out=o),
-    "sigmoid": _sigmoid_into,
-    "tanh": lambda xp, x, o: xp.tanh(x, out=o),
-    "softrelu": _softrelu_into,
-    "softsign": _softsign_into,
-}
+def _relu(xp, x, out=None):
+    return xp.fmax(x, 0) if out is None else xp.fmax(x, 0, out=out)
+
+
+def _tanh(xp, x, out=None):
+    return xp.tanh(x) if out is None else xp.tanh(x, out=out)
+
+
+# hand-tuned NumPy kernels of _ACT_MATH's forwards (the op harness checks them against
+# it), ``f(xp, x, out=None)``; each stays correct when ``out`` is ``x`` (in-place plans)
+_ACT_KERNEL = {"relu": _relu, "sigmoid": _sigmoid, "tanh": _tanh, "softrelu": _softrelu,
+               "softsign": _softsign}
 
 
 def _act_forward(oc, attrs, inputs, out):
@@ -102,31 +101,20 @@ def _act_forward(oc, attrs, inputs, out):
     if x.dtype.kind != "f" and attrs.act_type != "relu":
         fail("Activation", f"act_type '{attrs.act_type}' needs floating point data, got "
              f"{x.dtype.name}", x.shape)
+    kernel = _ACT_KERNEL[attrs.act_type]
     if out is not None and out[0].dtype == x.dtype:
-        _ACT_INTO[attrs.act_type](oc.xp, x, out[0])
+        kernel(oc.xp, x, out[0])
         return [out[0]]
-    y = _ACT_FORWARD[attrs.act_type](oc.xp, x)
+    y = kernel(oc.xp, x)
     return [put(out, 0, y.astype(x.dtype, copy=False))]
 
 
 def _act_backward(oc, attrs, inputs, outputs, out_grads):
-    y = outputs[0]
-    return [out_grads[0] * _ACT_GRAD[attrs.act_type](oc.xp, y)]
+    return [_ACT_GRAD[attrs.act_type](oc.xp, out_grads[0], outputs[0])]
 
 
-# act_type -> CUDA C forward and dy/dx over x and y (kernel fusion)
-_ACT_CUDA = {
-    "relu": ("y = x > 0 ? x : 0", "y > 0 ? 1 : 0"),
-    "sigmoid": ("y = 1 / (1 + exp(-x))", "y * (1 - y)"),
-    "tanh": ("y = tanh(x)", "1 - y * y"),
-    "softrelu": ("y = (x > 0 ? x : 0) + log1p(exp(-fabs(x)))", "-expm1(-y)"),
-    "softsign": ("y = x / (1 + fabs(x))", "(1 - fabs(y)) * (1 - fabs(y))"),
-}
-
-
-def _act_cuda(attrs, dtype):
-    fwd, grad = _ACT_CUDA[attrs.act_type]
-    return fwd, (grad,), {}
+def _act_math(attrs):
+    return _ACT_MATH[attrs.act_type]
 
 
 def _act_fuse_int(attrs) -> bool:
@@ -135,7 +123,7 @@ def _act_fuse_int(attrs) -> bool:
 
 register(OpDef(
     "Activation", _act_forward, backward=_act_backward,
-    cuda_fn=_act_cuda, fuse_int=_act_fuse_int,
+    math=_act_math, fuse_int=_act_fuse_int,
     attrs={"act_type": Attr("str", choices=("relu", "sigmoid", "softrelu", "softsign",
                                              "tanh"))},
     infer_shape=same_shape_infer("Activation"), backward_uses=("outputs",),
@@ -181,21 +169,6 @@ def _prelu_gamma(gamma, dshape):
     return gamma.reshape(shape)
 
 
-_erf_impl = None
-
-
-def _erf(xp, x):
-    """``erf`` from ``special.py`` (imported on first use; it takes ``(xp, x)`` or ``(x)``)."""
-    global _erf_impl
-    if _erf_impl is None:
-        import inspect
-
-        from .special import erf
-        takes_xp = len(inspect.signature(erf).parameters) >= 2
-        _erf_impl = erf if takes_xp else (lambda _xp, v: erf(v))
-    return _erf_impl(xp, x)
-
-
 def _leaky_into(xp, attrs, inputs, o):
     """leaky/prelu into ``o`` as ``x * (x > 0 ? 1 : slope)``: ``x * 1`` is ``x`` exactly and
     ``x * slope`` is the product ``where`` picks, and x is only read before o is written."""
@@ -216,9 +189,7 @@ def _lrelu_forward(oc, attrs, inputs, out):
     if out is not None and x.dtype.kind == "f" and out[0].dtype == x.dtype and (
             act == "leaky" or (act == "prelu" and inputs[1].dtype == x.dtype)):
         return [_leaky_into(xp, attrs, inputs, out[0])]
-    if act == "leaky":
-        y = xp.where(x > 0, x, x * _f32(attrs.slope))
-    elif act == "prelu":
+    if act == "prelu":
         y = xp.where(x > 0, x, x * _prelu_gamma(inputs[1], x.shape))
     elif act == "rrelu":
         lo, hi = _f32(attrs.lower_bound), _f32(attrs.upper_bound)
@@ -229,12 +200,8 @@ def _lrelu_forward(oc, attrs, inputs, out):
             mask = xp.zeros(x.shape, dtype=x.dtype)
             y = xp.where(x > 0, x, x * ((lo + hi) / 2))
         return [put(out, 0, y.astype(x.dtype, copy=False)), put(out, 1, mask)]
-    elif act == "elu":
-        y = xp.where(x > 0, x, _f32(attrs.slope) * xp.expm1(xp.minimum(x, 0)))
-    elif act == "selu":
-        y = _SELU_LAMBDA * xp.where(x > 0, x, _SELU_ALPHA * xp.expm1(xp.minimum(x, 0)))
-    else:  # gelu
-        y = 0.5 * x * (1 + _erf(xp, x * _INV_SQRT2))
+    else:  # leaky, elu, selu, gelu: generated from the expression
+        y = _lrelu_kernels(act, attrs.slope)[1](xp, x)
     return [put(out, 0, y.astype(x.dtype, copy=False))]
 
 
@@ -244,9 +211,9 @@ def _lrelu_backward(oc, attrs, inputs, outputs, out_grads):
     y = outputs[0]
     dy = out_grads[0]
     act = attrs.act_type
+    if act not in ("prelu", "rrelu"):
+        return [_lrelu_kernels(act, attrs.slope)[2](xp, dy, x, y)]
     pos = x > 0
-    if act == "leaky":
-        return [dy * xp.where(pos, 1.0, _f32(attrs.slope)).astype(x.dtype)]
     if act == "prelu":
         gamma = inputs[1]
         gb = _prelu_gamma(gamma, x.shape)
@@ -260,37 +227,35 @@ def _lrelu_backward(oc, attrs, inputs, outputs, out_grads):
             slope = outputs[1]
         else:
             slope = (_f32(attrs.lower_bound) + _f32(attrs.upper_bound)) / 2
-        return [(dy * xp.where(pos, 1.0, slope)).astype(x.dtype, copy=False)]
-    if act == "elu":
-        return [dy * xp.where(pos, 1.0, y + _f32(attrs.slope)).astype(x.dtype)]
-    if act == "selu":
-        # MXNet 1.9 quirk, reproduced: for x <= 0 its gradient is lambda * (y + alpha)
-        # instead of the derivative y + lambda * alpha
-        d = xp.where(pos, _SELU_LAMBDA, _SELU_LAMBDA * (y + _SELU_ALPHA))
-        return [dy * d.astype(x.dtype)]
-    # gelu
-    d = 0.5 * (1 + _erf(xp, x * _INV_SQRT2)) + x * _INV_SQRT_2PI * xp.exp(-0.5 * x * x)
-    return [dy * d.astype(x.dtype)]
+    return [(dy * xp.where(pos, 1.0, slope)).astype(x.dtype, copy=False)]
 
 
-def _lrelu_cuda(attrs, dtype):
-    """Fusion expressions; prelu (a second, broadcast input) and rrelu (random) have none."""
-    act = attrs.act_type
-    slope = {"slope": _f32(attrs.slope)}  # MXNet parses it as float32
+@functools.lru_cache(maxsize=256)
+def _lrelu_kernels(act: str, slope: float):
+    """``(math, forward kernel, backward kernel)`` of an act type without a second input
+    or random slopes; ``None`` for prelu (a second, broadcast input) and rrelu (random)."""
+    x, y = var("data"), var("y")
+    slope = _f32(slope)  # MXNet parses it as float32
     if act == "leaky":
-        return "y = data > 0 ? data : data * slope", ("data > 0 ? 1 : slope",), slope
-    if act == "elu":
-        return "y = data > 0 ? data : slope * expm1(data)", ("data > 0 ? 1 : y + slope",), slope
-    if act == "selu":
+        fwd, d = where(x > 0, x, x * slope), where(x > 0, 1, slope)
+    elif act == "elu":
+        fwd, d = where(x > 0, x, slope * fn.expm1(x)), where(x > 0, 1, y + slope)
+    elif act == "selu":
         # MXNet 1.9's selu gradient for x <= 0 is lambda * (y + alpha) (see above)
-        return ("y = lam * (data > 0 ? data : alpha * expm1(data))",
-                ("data > 0 ? lam : lam * (y + alpha)",),
-                {"lam": _SELU_LAMBDA, "alpha": _SELU_ALPHA})
-    if act == "gelu":
-        return ("y = half * data * (1 + erf(data * r2))",
-                ("half * (1 + erf(data * r2)) + data * r2pi * exp(-half * data * data)",),
-                {"half": 0.5, "r2": _INV_SQRT2, "r2pi": _INV_SQRT_2PI})
-    return None
+        fwd = _SELU_LAMBDA * where(x > 0, x, _SELU_ALPHA * fn.expm1(x))
+        d = where(x > 0, _SELU_LAMBDA, _SELU_LAMBDA * (y + _SELU_ALPHA))
+    elif act == "gelu":
+        fwd = 0.5 * x * (1 + fn.erf(x * _INV_SQRT2))
+        d = 0.5 * (1 + fn.erf(x * _INV_SQRT2)) + x * _INV_SQRT_2PI * fn.exp(-0.5 * x * x)
+    else:
+        return None
+    return (ElemMath(fwd, (d,), ("data",)), numpy_kernel(fwd, ("data",)),
+            head_grad_kernel(d, ("data", "y")))
+
+
+def _lrelu_math(attrs):
+    kernels = _lrelu_kernels(attrs.act_type, attrs.slope)
+    return None if kernels is None else kernels[0]
 
 
 def _lrelu_elementwise(attrs) -> bool:
@@ -327,7 +292,7 @@ register(OpDef(
     },
     inputs=_lrelu_inputs, num_outputs=_lrelu_nout, output_names=_lrelu_names,
     infer_shape=_lrelu_infer_shape, random=True, backward_uses=("inputs", "outputs"),
-    elementwise=_lrelu_elementwise, cuda_fn=_lrelu_cuda,
+    elementwise=_lrelu_elementwise, math=_lrelu_math,
     input_init={"gamma": '["Constant", {"value": 0.25}]'},
     plot_style=_visual.activation_style,
     doc="Leaky rectifiers: leaky, prelu, rrelu, elu, selu, gelu (MXNet ``LeakyReLU``)."))

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from .attrs import Attr
 from .common import put, same_shape_infer
+from .expr import ElemMath, const, var
 from .registry import OpDef, register
 from .sparse_storage import CSRStorage
+
+_X = var("data")
 
 # -- quadratic ------------------------------------------------------------------------------
 _QUAD = "_contrib_quadratic"
@@ -38,15 +41,15 @@ def _quadratic_sparse(oc, attrs, inputs, out):
     return [CSRStorage(values, x.indices.copy(), x.indptr.copy(), x.shape)]
 
 
-def _quadratic_cuda(attrs, dtype):
-    return ("y = qa * x * x + qb * x + qc", ("2 * qa * x + qb",),
-            {"qa": float(attrs.a), "qb": float(attrs.b), "qc": float(attrs.c)})
+def _quadratic_math(attrs):
+    a, b, c = float(attrs.a), float(attrs.b), float(attrs.c)
+    return ElemMath(a * _X * _X + b * _X + c, (2 * a * _X + b,), ("data",))
 
 
 register(OpDef(
     _QUAD, _quadratic_forward, backward=_quadratic_backward,
     attrs={"a": Attr("float", 0.0), "b": Attr("float", 0.0), "c": Attr("float", 0.0)},
-    infer_shape=same_shape_infer(_QUAD), backward_uses=("inputs",), cuda_fn=_quadratic_cuda,
+    infer_shape=same_shape_infer(_QUAD), backward_uses=("inputs",), math=_quadratic_math,
     sparse_forward=_quadratic_sparse,
     doc="``a * x**2 + b * x + c`` elementwise."))
 
@@ -65,12 +68,12 @@ def _gm_backward(oc, attrs, inputs, outputs, out_grads):
     return [(g * g.dtype.type(attrs.scalar)).astype(g.dtype, copy=False)]
 
 
-def _gm_cuda(attrs, dtype):
-    return ("y = x", ("gs",), {"gs": float(attrs.scalar)})
+def _gm_math(attrs):
+    return ElemMath(_X, (const(float(attrs.scalar)),), ("data",))
 
 
 register(OpDef(
     _GM, _gm_forward, backward=_gm_backward,
     attrs={"scalar": Attr("float", 1.0), "is_int": Attr("bool", True)},
-    infer_shape=same_shape_infer(_GM), backward_uses=(), cuda_fn=_gm_cuda,
+    infer_shape=same_shape_infer(_GM), backward_uses=(), math=_gm_math,
     doc="Identity forward; the gradient is multiplied by ``scalar``."))

@@ -4,20 +4,18 @@
 The math (MXNet's integer division, ``mod`` sign rule, gradients at ties, ...)
 lives in :mod:`._binary_math`, shared with the broadcasting and scalar operators.
 
-CUDA expressions (``OpDef.cuda`` / ``cuda_grad``), for GPU fusion: the inputs are
-named as the operator's inputs (``lhs`` and ``rhs`` here and for ``broadcast_*``;
-``data`` and ``scalar`` for the scalar operators) and the output is ``y``, so a
-forward reads ``"y = lhs + rhs"``.  ``cuda_grad`` holds one expression per input:
-the partial derivative ``dy/d(input)`` (to be multiplied by the head gradient) in
-terms of the inputs and ``y``; comparisons and logical operators have ``"0"``.
-``where``, whose inputs are ``condition``, ``x`` and ``y``, names its output ``out``
-instead.  ``add_n`` has a variable number of inputs and no expression.
+Each operator's ``OpDef.math`` is its function's expression (over ``lhs``, ``rhs`` and
+the output ``y``, as for ``broadcast_*``; the scalar operators rename them ``data`` and
+``scalar``); the CUDA expressions of GPU fusion and the recorded gradients are
+rendered from it.  ``where``, whose inputs are ``condition``, ``x`` and ``y``, names its
+output ``out`` instead.  ``add_n`` has a variable number of inputs and no expression.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ._binary_math import MATH, reduce_to
+from .expr import graph_grad
 from .attrs import Attr
 from .common import elementwise_rule, fail, merge_shapes, put
 from .registry import OpDef, register
@@ -91,15 +89,17 @@ def _nd_reduce_to(F, g, shape):
 
 
 def _make_graph(m, broadcast):
-    if m.graph is None:
+    if m.zero_grad:
         return lambda F, attrs, inputs, outputs, out_grads: [None, None]
-    gl, gr = m.graph
+    gl, gr = (graph_grad(d) for d in m.math.grads)
+    if gl is None or gr is None:
+        return None
 
     def graph(F, attrs, inputs, outputs, out_grads):
         a, b = inputs if inputs is not None else (None, None)
-        y = outputs[0] if outputs is not None else None
+        env = {"lhs": a, "rhs": b, "y": outputs[0] if outputs is not None else None}
         g = out_grads[0]
-        ga, gb = gl(F, a, b, y, g), gr(F, a, b, y, g)
+        ga, gb = gl(F, g, env), gr(F, g, env)
         if broadcast:
             return [_nd_reduce_to(F, ga, a.shape), _nd_reduce_to(F, gb, b.shape)]
         return [ga, gb]
@@ -117,7 +117,7 @@ def make_binary_op(name: str, math_name: str, *, broadcast: bool, infer_shape,
                    aliases=(), doc: str = "") -> OpDef:
     """Register the array-array operator ``name`` computing ``MATH[math_name]``."""
     m = MATH[math_name]
-    uses = m.uses
+    uses = m.math.reads()
     if broadcast and "inputs" not in uses:
         uses = ("inputs",) + tuple(uses)  # the input shapes, to reduce gradients
     if m.zero_grad and not broadcast:
@@ -125,7 +125,7 @@ def make_binary_op(name: str, math_name: str, *, broadcast: bool, infer_shape,
     return register(OpDef(
         name, _make_forward(name, m, broadcast), backward=_make_backward(m, broadcast),
         inputs=("lhs", "rhs"), infer_shape=infer_shape, aliases=aliases,
-        cuda=m.cuda, cuda_grad=m.cuda_grad, backward_uses=uses,
+        math=m.math, backward_uses=uses,
         fuse_int=m.fuse_int, fuse_shape="broadcast" if broadcast else "same",
         backward_graph=_make_graph(m, broadcast), doc=doc))
 

@@ -23,7 +23,10 @@ import numpy as np
 
 from .attrs import Attr
 from .common import merge_shapes, put, same_shape_infer
+from .expr import ElemMath, const, fn, var, where
 from .registry import OpDef, register
+
+_X = var("x")
 
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
@@ -60,28 +63,18 @@ def _pass_backward(oc, attrs, inputs, outputs, out_grads):
     return [out_grads[0]]
 
 
-def _pass_graph(F, attrs, inputs, outputs, out_grads):
-    return [out_grads[0]]
-
-
 def _zero_backward(oc, attrs, inputs, outputs, out_grads):
     return [oc.xp.zeros_like(out_grads[0])]
 
 
-def _zero_graph(F, attrs, inputs, outputs, out_grads):
-    return [F.zeros_like(out_grads[0])]
-
-
 register(OpDef("_copy", _copy_forward, backward=_pass_backward,
                infer_shape=same_shape_infer("_copy"), aliases=("identity",),
-               cuda="y = x", cuda_grad=("1",), fuse_int=True, backward_uses=(),
-               backward_graph=_pass_graph,
+               math=ElemMath(_X, (const(1),), ("x",)), fuse_int=True, backward_uses=(),
                doc="Copy of the input (MXNet ``identity``).", listed_inputs=False))
 register(OpDef("BlockGrad", _copy_forward, backward=_zero_backward,
                infer_shape=same_shape_infer("BlockGrad"), aliases=("stop_gradient",),
-               cuda="y = x", cuda_grad=("0",), fuse_int=True, backward_uses=(),
+               math=ElemMath(_X, (const(0),), ("x",)), fuse_int=True, backward_uses=(),
                zero_gradient=True,
-               backward_graph=_zero_graph,
                doc="Copy of the input that stops the gradient (zero gradient).",
                listed_inputs=False))
 
@@ -114,12 +107,12 @@ def _fill_forward(value):
 
 
 register(OpDef("zeros_like", _fill_forward(0), backward=_zero_backward,
-               infer_shape=same_shape_infer("zeros_like"), cuda="y = 0", cuda_grad=("0",),
-               fuse_int=True, backward_uses=(), backward_graph=_zero_graph,
+               infer_shape=same_shape_infer("zeros_like"),
+               math=ElemMath(const(0), (const(0),), ("x",)), fuse_int=True, backward_uses=(),
                doc="Zeros with the shape and dtype of the input.", listed_inputs=False))
 register(OpDef("ones_like", _fill_forward(1), backward=_zero_backward,
-               infer_shape=same_shape_infer("ones_like"), cuda="y = 1", cuda_grad=("0",),
-               fuse_int=True, backward_uses=(), backward_graph=_zero_graph,
+               infer_shape=same_shape_infer("ones_like"),
+               math=ElemMath(const(1), (const(0),), ("x",)), fuse_int=True, backward_uses=(),
                doc="Ones with the shape and dtype of the input.", listed_inputs=False))
 
 
@@ -320,16 +313,16 @@ def _sl1_graph(F, attrs, inputs, outputs, out_grads):
     return [out_grads[0] * (x * s2 * q + F.sign(x) * lin)]
 
 
-def _sl1_cuda(attrs, dtype):
+def _sl1_math(attrs):
     s2 = float(attrs.scalar) ** 2
     if s2 == 0:
         return None
-    return ("y = fabs(x) < q ? t * x * x : fabs(x) - h",
-            ("fabs(x) < q ? s2 * x : ((x > 0) - (x < 0))",),
-            {"q": 1.0 / s2, "t": 0.5 * s2, "h": 0.5 / s2, "s2": s2})
+    quad = fn.fabs(_X) < 1.0 / s2
+    return ElemMath(where(quad, 0.5 * s2 * _X * _X, fn.fabs(_X) - 0.5 / s2),
+                    (where(quad, s2 * _X, fn.sign(_X)),), ("x",))
 
 
-register(OpDef("smooth_l1", _sl1_forward, backward=_sl1_backward, cuda_fn=_sl1_cuda,
+register(OpDef("smooth_l1", _sl1_forward, backward=_sl1_backward, math=_sl1_math,
                attrs={"scalar": Attr("float", 1.0)}, infer_shape=same_shape_infer("smooth_l1"),
                backward_uses=("inputs",), backward_graph=_sl1_graph,
                doc="Smooth L1: ``0.5 (s x)^2`` for ``|x| < 1/s^2``, else ``|x| - 0.5/s^2``.",

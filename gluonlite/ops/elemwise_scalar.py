@@ -8,14 +8,15 @@ array's dtype the way a C cast does: on an ``int32`` array ``* 2.5`` multiplies 
 integer array is computed, and returned, in float64.  The ``_r*`` operators put
 the scalar on the left (``_rminus_scalar`` is ``scalar - data``).
 
-CUDA expressions name the input ``data`` and the scalar ``scalar``; the output is
-``y`` (see :mod:`.elemwise_binary`).
+Each operator's math is its function's expression (:mod:`._binary_math`) with the input
+named ``data`` and the attribute ``scalar``; the output is ``y``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ._binary_math import MATH, int_scalar
+from .expr import ElemMath, substitute, variables
 from .attrs import Attr
 from .common import elementwise_rule
 from .registry import OpDef, register
@@ -75,21 +76,6 @@ def _make_backward(m, reverse):
     return backward
 
 
-def _make_graph(m, reverse):
-    if m.graph is None:
-        return lambda F, attrs, inputs, outputs, out_grads: [None]
-    gl, gr = m.graph
-
-    def graph(F, attrs, inputs, outputs, out_grads):
-        x = inputs[0] if inputs is not None else None
-        y = outputs[0] if outputs is not None else None
-        s = attrs.scalar
-        if reverse:
-            return [gr(F, s, x, y, out_grads[0])]
-        return [gl(F, x, s, y, out_grads[0])]
-    return graph
-
-
 @elementwise_rule
 def _infer_shape(attrs, in_shapes):
     return [in_shapes[0]], [in_shapes[0]]
@@ -105,52 +91,58 @@ def _infer_type(op, attrs, in_dtypes):
     return [d], [d]
 
 
-def _cuda(m, reverse):
-    """The math's expressions with ``lhs``/``rhs`` renamed to ``data``/``scalar``."""
-    a, b = ("scalar", "data") if reverse else ("data", "scalar")
-
-    def sub(expr):
-        return expr.replace("lhs", "\0").replace("rhs", b).replace("\0", a)
-    grad = m.cuda_grad[1] if reverse else m.cuda_grad[0]
-    return sub(m.cuda), (sub(grad),)
+def _scalar_math(m, reverse) -> ElemMath:
+    """The function's expressions with ``lhs``/``rhs`` renamed ``data``/``scalar`` (the
+    other way round for the ``_r*`` operators); the one gradient is ``data``'s."""
+    names = {"lhs": "scalar", "rhs": "data"} if reverse else {"lhs": "data", "rhs": "scalar"}
+    d = m.math.grads[1] if reverse else m.math.grads[0]
+    return ElemMath(substitute(m.math.forward, names), (substitute(d, names),), ("data",))
 
 
-# name, math, reversed, legacy alias, what backward reads
+def _reads(math_) -> tuple:
+    """What backward reads; the input too where the gradient uses the scalar, which an
+    integer input's dtype converts (``int_scalar``)."""
+    reads = math_.reads()
+    if "scalar" in variables(math_.grads[0]) and "inputs" not in reads:
+        reads = ("inputs",) + reads
+    return reads
+
+
+# name, math, reversed, legacy alias
 _SCALAR = [
-    ("_plus_scalar", "add", False, "_PlusScalar", ()),
-    ("_minus_scalar", "sub", False, "_MinusScalar", ()),
-    ("_rminus_scalar", "sub", True, "_RMinusScalar", ()),
-    ("_mul_scalar", "mul", False, "_MulScalar", ("inputs",)),
-    ("_div_scalar", "div", False, "_DivScalar", ("inputs",)),
-    ("_rdiv_scalar", "div", True, "_RDivScalar", ("inputs",)),
-    ("_mod_scalar", "mod", False, "_ModScalar", ()),
-    ("_rmod_scalar", "mod", True, "_RModScalar", ("inputs",)),
-    ("_power_scalar", "power", False, "_PowerScalar", ("inputs",)),
-    ("_rpower_scalar", "power", True, "_RPowerScalar", ("inputs", "outputs")),
-    ("_maximum_scalar", "maximum", False, "_MaximumScalar", ("inputs",)),
-    ("_minimum_scalar", "minimum", False, "_MinimumScalar", ("inputs",)),
-    ("_hypot_scalar", "hypot", False, "_HypotScalar", ("inputs", "outputs")),
-    ("_equal_scalar", "equal", False, "_EqualScalar", ()),
-    ("_not_equal_scalar", "not_equal", False, "_NotEqualScalar", ()),
-    ("_greater_scalar", "greater", False, "_GreaterScalar", ()),
-    ("_greater_equal_scalar", "greater_equal", False, "_GreaterEqualScalar", ()),
-    ("_lesser_scalar", "lesser", False, "_LesserScalar", ()),
-    ("_lesser_equal_scalar", "lesser_equal", False, "_LesserEqualScalar", ()),
-    ("_logical_and_scalar", "logical_and", False, "_LogicalAndScalar", ()),
-    ("_logical_or_scalar", "logical_or", False, "_LogicalOrScalar", ()),
-    ("_logical_xor_scalar", "logical_xor", False, "_LogicalXorScalar", ()),
+    ("_plus_scalar", "add", False, "_PlusScalar"),
+    ("_minus_scalar", "sub", False, "_MinusScalar"),
+    ("_rminus_scalar", "sub", True, "_RMinusScalar"),
+    ("_mul_scalar", "mul", False, "_MulScalar"),
+    ("_div_scalar", "div", False, "_DivScalar"),
+    ("_rdiv_scalar", "div", True, "_RDivScalar"),
+    ("_mod_scalar", "mod", False, "_ModScalar"),
+    ("_rmod_scalar", "mod", True, "_RModScalar"),
+    ("_power_scalar", "power", False, "_PowerScalar"),
+    ("_rpower_scalar", "power", True, "_RPowerScalar"),
+    ("_maximum_scalar", "maximum", False, "_MaximumScalar"),
+    ("_minimum_scalar", "minimum", False, "_MinimumScalar"),
+    ("_hypot_scalar", "hypot", False, "_HypotScalar"),
+    ("_equal_scalar", "equal", False, "_EqualScalar"),
+    ("_not_equal_scalar", "not_equal", False, "_NotEqualScalar"),
+    ("_greater_scalar", "greater", False, "_GreaterScalar"),
+    ("_greater_equal_scalar", "greater_equal", False, "_GreaterEqualScalar"),
+    ("_lesser_scalar", "lesser", False, "_LesserScalar"),
+    ("_lesser_equal_scalar", "lesser_equal", False, "_LesserEqualScalar"),
+    ("_logical_and_scalar", "logical_and", False, "_LogicalAndScalar"),
+    ("_logical_or_scalar", "logical_or", False, "_LogicalOrScalar"),
+    ("_logical_xor_scalar", "logical_xor", False, "_LogicalXorScalar"),
 ]
 
-for _name, _math, _rev, _alias, _uses in _SCALAR:
+for _name, _math, _rev, _alias in _SCALAR:
     _m = MATH[_math]
-    _c, _cg = _cuda(_m, _rev)
+    _sm = _scalar_math(_m, _rev)
     register(OpDef(
         _name, _make_forward(_m, _rev), backward=_make_backward(_m, _rev),
         attrs={"scalar": Attr("float", 1.0), "is_int": Attr("bool", True)},
         infer_shape=_infer_shape, infer_type=_infer_type, aliases=(_alias,),
-        cuda=_c, cuda_grad=_cg, fuse_int=_m.fuse_int,
-        backward_uses=_uses if not _m.zero_grad else (),
-        backward_graph=_make_graph(_m, _rev),
+        math=_sm, fuse_int=_m.fuse_int,
+        backward_uses=_reads(_sm) if not _m.zero_grad else (),
         doc=f"Elementwise ``{_math}`` of an array and a scalar"
             f"{' (scalar on the left)' if _rev else ''} (MXNet ``{_name}``).",
             listed_inputs=False))

@@ -31,6 +31,7 @@ import numpy as np
 
 from .attrs import Attr
 from .common import fail, norm_axis, put, same_shape_infer
+from .expr import ElemMath, logical_and, var, where
 from .registry import OpDef, register
 
 
@@ -73,16 +74,18 @@ def _hs_backward(oc, attrs, inputs, outputs, out_grads):
     return [oc.xp.where(inside, g * alpha, y.dtype.type(0)).astype(y.dtype, copy=False)]
 
 
-def _hs_cuda(attrs, dtype):
-    return ("y = (ha * x + hb) <= 0 ? 0 : ((ha * x + hb) >= 1 ? 1 : (ha * x + hb))",
-            ("(y > 0 && y < 1) ? ha : 0",),
-            {"ha": float(np.float32(attrs.alpha)), "hb": float(np.float32(attrs.beta))})
+def _hs_math(attrs):
+    alpha, beta = float(np.float32(attrs.alpha)), float(np.float32(attrs.beta))
+    x, y = var("data"), var("y")
+    z = alpha * x + beta
+    return ElemMath(where(z <= 0, 0, where(z >= 1, 1, z)),
+                    (where(logical_and(y > 0, y < 1), alpha, 0),), ("data",))
 
 
 register(OpDef("hard_sigmoid", _hs_forward, backward=_hs_backward,
                attrs={"alpha": Attr("float", 0.2), "beta": Attr("float", 0.5)},
                infer_shape=same_shape_infer("hard_sigmoid"), backward_uses=("outputs",),
-               cuda_fn=_hs_cuda,
+               math=_hs_math,
                doc="``max(0, min(1, alpha * x + beta))`` elementwise.", listed_inputs=False))
 
 

@@ -12,6 +12,7 @@ from typing import Callable, Iterable, Sequence
 
 from ..base import MXNetError
 from .attrs import REQUIRED, Attr, format_attr  # noqa: F401 - format_attr re-exported
+from .expr import recorded_backward
 from .no_fgradient import NO_FGRADIENT
 from .op_context import OpAttrs, OpContext
 
@@ -24,6 +25,17 @@ _CANONICAL: dict[str, "OpDef"] = {}
 
 def _const(value):
     return lambda attrs: value
+
+
+def _cuda_of(math: Callable) -> Callable:
+    """``cuda_fn`` rendered from attribute-dependent math (numbers are inlined)."""
+    def cuda_fn(attrs, dtype):
+        m = math(attrs)
+        if m is None:
+            return None
+        forward = m.cuda()
+        return None if forward is None else (forward, m.cuda_grads(), {})
+    return cuda_fn
 
 
 class OpDef:
@@ -67,8 +79,15 @@ class OpDef:
         Attribute that counts the variadic inputs (``num_args``).
     random : bool
         True when forward draws random numbers.
+    math : ElemMath or callable, optional
+        For elementwise operators, the math written once in the expression form of
+        :mod:`gluonlite.ops.expr` (forward and partial derivatives), or
+        ``f(attrs) -> ElemMath | None`` where it depends on attributes (``None``: that
+        call has no expression).  ``cuda``/``cuda_grad`` (or ``cuda_fn``) are rendered
+        from it, as is ``backward_graph`` where none is given (fixed math only), and the
+        op harness checks the NumPy kernels against it.
     cuda : str, optional
-        For elementwise operators, the CUDA C expression of the forward, used by fusion:
+        For elementwise operators without ``math``, the CUDA C expression of the forward, used by fusion:
         ``"y = lhs + rhs"`` over the input names (a unary operator may call its input
         ``x``; an attribute named ``scalar`` is baked in as a literal).
     cuda_grad : str, optional
@@ -248,8 +267,16 @@ class OpDef:
                  out_grads_read: Sequence[bool] | Callable | None = None,
                  zero_dim_outputs: bool = False, prepare: Callable | None = None,
                  prepared_inputs: Callable | None = None,
-                 mutates_aux: Callable | None = None):
+                 mutates_aux: Callable | None = None, math=None):
         self.name = name
+        self.math = math
+        if callable(math) and cuda_fn is None:
+            cuda_fn = _cuda_of(math)
+        elif math is not None:
+            if cuda is None:
+                cuda, cuda_grad = math.cuda(), math.cuda_grads()
+            if backward_graph is None and backward is not None:
+                backward_graph = recorded_backward(math)
         self.mutates_aux = mutates_aux
         self.prepare = prepare
         self.prepared_inputs = prepared_inputs

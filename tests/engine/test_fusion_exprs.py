@@ -187,13 +187,13 @@ def test_host_backward_matches_numpy(fusable, host_lib):
 def test_scalar_baked_per_dtype():
     o = get_op("_mul_scalar")
     attrs = o.parse_attrs({"scalar": 2.5})
-    assert op_expr(o, attrs, [F32], F32).forward == "$0 * (2.5f)"
-    assert op_expr(o, attrs, [F64], F64).forward == "$0 * (2.5)"
+    assert op_expr(o, attrs, [F32], F32).forward == "($0 * (2.5f))"
+    assert op_expr(o, attrs, [F64], F64).forward == "($0 * (2.5))"
     assert op_expr(o, attrs, [np.dtype(np.int32)], np.dtype(np.int32)).forward == \
-        "$0 * ((int)2LL)"
+        "($0 * ((int)2LL))"
     neg = o.parse_attrs({"scalar": -1.0})
     assert op_expr(get_op("_plus_scalar"), neg, [np.dtype(np.uint8)],
-                   np.dtype(np.uint8)).forward == "$0 + ((unsigned char)255LL)"
+                   np.dtype(np.uint8)).forward == "($0 + ((unsigned char)255LL))"
     # is_int=False turns an integer array into float64: a dtype change is never fused
     f = o.parse_attrs({"scalar": 2.5, "is_int": False})
     assert op_expr(o, f, [np.dtype(np.int32)], F64) is None

@@ -24,7 +24,9 @@ import numpy as np
 
 import gluonlite as mx
 from gluonlite.ndarray import _api
-from gluonlite.ops.registry import get_op
+from gluonlite.ops._binary_math import reduce_to
+from gluonlite.ops.expr import head_grad_kernel, numpy_kernel, variables
+from gluonlite.ops.registry import OpContext, get_op
 
 
 @dataclasses.dataclass
@@ -330,6 +332,47 @@ def check_backward_graph(op_name, sample):
     for i, a, b in zip(which, recorded, plain):
         np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-7, atol=1e-10,
                                    err_msg=f"{op_name}: backward_graph gradient of input {i}")
+
+
+def check_math(op_name, sample):
+    """An operator that states its math in the expression form (``OpDef.math``): its
+    NumPy forward and backward equal the expression's generated kernels on the sample's
+    floating inputs, so a hand-tuned kernel cannot drift from the expression that
+    fusion, the recorded backward and the compiled kernels are generated from."""
+    op = get_op(op_name)
+    attrs = op.parse_attrs(dict(sample.attrs))
+    math = op.math(attrs) if callable(op.math) else op.math
+    if math is None or any(a.dtype.kind != "f" for a in sample.inputs):
+        return
+    oc = OpContext(np, sample.train, mx.cpu())
+    inputs = [np.array(a) for a in sample.inputs]
+    # attributes the expressions read (``scalar``) are variables too
+    read = variables(math.forward).union(*[variables(d) for d in math.grads])
+    consts = sorted(read - set(math.inputs) - {"y"})
+    env = dict(zip(math.inputs, inputs))
+    env.update({c: getattr(attrs, c) for c in consts})
+    outs = op.forward(oc, attrs, list(inputs), None)
+    y = outs[0]
+    names = tuple(math.inputs) + tuple(consts)
+    want = numpy_kernel(math.forward, names + ("y",))(np, *[env[n] for n in names], None)
+    # float16 kernels follow MXNet's rounding steps (float32 compute), which the math
+    # does not state
+    rtol = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 1e-6}.get(y.dtype, 1e-12)
+    np.testing.assert_allclose(y, np.broadcast_to(want, y.shape), rtol=rtol, atol=rtol,
+                               equal_nan=True, err_msg=f"{op_name}: forward vs expression")
+    if not op.differentiable:
+        return
+    g = np.random.default_rng(7).uniform(-1, 1, size=y.shape).astype(y.dtype)
+    got = op.backward(oc, attrs, list(inputs), list(outs), [g])
+    env["y"] = y
+    args = [env.get(n) for n in names + ("y",)]
+    for k, d in enumerate(math.grads):
+        want_k = head_grad_kernel(d, names + ("y",))(np, g, *args)
+        got_k = got[k]
+        if got_k.shape != np.shape(want_k):  # broadcast operands: reduce like backward
+            want_k = reduce_to(np.broadcast_to(want_k, g.shape), got_k.shape)
+        np.testing.assert_allclose(got_k, want_k, rtol=rtol, atol=rtol, equal_nan=True,
+                                   err_msg=f"{op_name}: gradient {k} vs expression")
 
 
 def check_gpu_parity(op_name, sample):

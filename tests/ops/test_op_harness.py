@@ -6,7 +6,7 @@ import gluonlite as mx
 from gluonlite.ops.registry import all_ops, get_op
 
 from .harness import (check_backward_graph, check_forward, check_gpu_parity, check_gradient,
-                      check_inference, check_raw_inputs, check_saved_state)
+                      check_inference, check_math, check_raw_inputs, check_saved_state)
 from .samples import all_samples
 
 SAMPLES = all_samples()
@@ -50,6 +50,18 @@ GRAPH_CASES = [(n, i) for n, i in CASES if get_op(n).backward_graph is not None]
 @pytest.mark.parametrize("name,index", GRAPH_CASES, ids=[f"{n}-{i}" for n, i in GRAPH_CASES])
 def test_backward_graph_equals_backward(name, index):
     check_backward_graph(name, SAMPLES[name][index])
+
+
+MATH_CASES = [(n, i) for n, i in CASES if get_op(n).math is not None]
+
+
+def test_elementwise_operators_state_their_math():
+    assert len({n for n, _ in MATH_CASES}) >= 43
+
+
+@pytest.mark.parametrize("name,index", MATH_CASES, ids=[f"{n}-{i}" for n, i in MATH_CASES])
+def test_kernels_equal_expression(name, index):
+    check_math(name, SAMPLES[name][index])
 
 
 STATE_CASES = [(n, i) for n, i in CASES if get_op(n).saved_state]
