@@ -40,11 +40,11 @@ def _ci_commands() -> list[str]:
 
 def test_ci_runs_exactly_the_quick_start_commands():
     readme = _bash_lines(_section("Quick start"))
-    # set up, demo, tests; peers' packages, slow tests, long fuzzing, oldest NumPy
-    assert len(readme) == 7
+    # set up, demo, tests; peers' packages, slow tests, oldest NumPy
+    assert len(readme) == 6
     assert readme[0].startswith("python3 -m venv .venv && ")
     assert readme[1] == ".venv/bin/python -m gluonlite.demo"
-    assert readme[2] == ".venv/bin/python -m pytest -q tests"
+    assert readme[2] == ".venv/bin/python -m pytest -q -n auto tests"
     commands = [line for line in _ci_commands() if not line.startswith(("set ", "cd "))]
     # the optional packages' install may carry a fallback (their tests skip without them)
     commands = [line.split(" || echo ")[0] for line in commands]
