@@ -53,7 +53,12 @@ def _registered() -> set:
 
 
 def _is_op_name_attr(node: ast.AST) -> bool:
-    """``op.name``, ``node.op.name``, ``self._op.name``."""
+    """``op.name``, ``node.op.name``, ``self._op.name``, and the same read with
+    ``getattr(op, "name", ...)``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id == "getattr" and len(node.args) >= 2 and \
+            isinstance(node.args[1], ast.Constant) and node.args[1].value == "name":
+        node = ast.Attribute(value=node.args[0], attr="name")
     if not isinstance(node, ast.Attribute) or node.attr != "name":
         return False
     v = node.value
@@ -147,11 +152,14 @@ def test_scanner_catches_what_it_should(tmp_path):
            "    T = ('elemwise_add', 'broadcast_add')\n"
            "    U = {'BatchNorm': 1, 'LeakyReLU': 2}\n"
            "    ok = ('float16', 'relu')\n"
-           "    if os.name == 'nt':\n        pass\n")
+           "    if os.name == 'nt':\n        pass\n"
+           "    if getattr(node.op, 'name', None) != 'Convolution':\n        pass\n"
+           "    if getattr(op, 'name', None) in _TABLE:\n        pass\n"
+           "    if getattr(d, 'name', None) == 'data':\n        pass\n")
     path = tmp_path / "m.py"
     path.write_text(src)
     lines = sorted(line for _, line, _ in _scan(path, _registered()))
-    assert lines == [2, 4, 7, 9, 10]
+    assert lines == [2, 4, 7, 9, 10, 14, 16]
 
 
 # -- elementwise ------------------------------------------------------------------------

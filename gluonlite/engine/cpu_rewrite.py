@@ -32,7 +32,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..ops._fused_conv import FusedLayer, absorbs_relu, folds_batchnorm, relu_kind
+from ..ops._fused_conv import (FusedLayer, absorbs_relu, folds_batchnorm, opens_epilogue,
+                               relu_kind)
 from .graph_info import OpUnit
 
 __all__ = ["rewrite", "rewrite_enabled"]
@@ -104,8 +105,7 @@ def rewrite(units: Sequence, pinned, shapes: Sequence, dtypes: Sequence, oc,
         if k in absorbed or k in replaced or len(u.outs) != 1 or len(u.ins) < 2:
             continue
         y = u.outs[0]
-        if not absorbs_relu(u.op, dtypes[y], grad) and \
-                getattr(u.op, "name", None) != "Convolution":
+        if not opens_epilogue(u.op, dtypes[y], grad):
             continue
         members = [k]
         bn = None

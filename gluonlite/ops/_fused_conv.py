@@ -54,6 +54,12 @@ def absorbs_relu(op, dtype, grad: bool = False) -> bool:
             and not op.random and dtype is not None and np.dtype(dtype).kind == "f")
 
 
+def opens_epilogue(op, dtype, grad: bool = False) -> bool:
+    """Whether a unit of ``op`` may start a fused output epilogue (a folded BatchNorm, a
+    ReLU): convolutions always, other ReLU producers where :func:`absorbs_relu` says."""
+    return getattr(op, "name", None) == "Convolution" or absorbs_relu(op, dtype, grad)
+
+
 def folds_batchnorm(conv_op, conv_attrs, bn_op, bn_attrs, is_train: bool, dtypes,
                     ndim: int) -> bool:
     """Whether a BatchNorm (``bn_*``) after a convolution folds into it.
