@@ -41,7 +41,7 @@ def _split_input_slice(batch_size: int, work_load_list: list) -> list:
     Raises
     ------
     ValueError
-        If a slice would be empty (more devices than the batch can feed).
+        If a slice would be empty (more devices than the batch can feed), as MXNet.
     """
     total = sum(work_load_list)
     sizes = [round(load * batch_size / total) for load in work_load_list]
@@ -52,7 +52,9 @@ def _split_input_slice(batch_size: int, work_load_list: list) -> list:
         begin = int(min(end, batch_size))
         end = int(min(begin + size, batch_size))
         if begin >= end:
-            raise ValueError("Too many slices. Some splits are empty.")
+            raise ValueError(f"Too many slices. Some splits are empty: batch size "
+                             f"{batch_size} over {len(work_load_list)} devices with work "
+                             f"loads {list(work_load_list)}")
         slices.append(slice(begin, end))
     return slices
 

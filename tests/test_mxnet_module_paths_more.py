@@ -110,6 +110,20 @@ def test_split_input_slice():
         _split_input_slice(2, [1, 1, 1])
 
 
+def test_module_splits_a_batch_by_the_same_rule():
+    """Module's executor group slices batches with the executor manager's function (one
+    rule, MXNet's), so a batch too small for its devices fails the same way."""
+    data = mx.sym.var("data")
+    net = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
+    mod = mx.mod.Module(net, label_names=None, context=[mx.cpu(0), mx.cpu(1), mx.cpu(2)])
+    with pytest.raises(ValueError, match="Too many slices.*batch size 2 over 3 devices"):
+        mod.bind(data_shapes=[("data", (2, 3))])
+    mod = mx.mod.Module(net, label_names=None, context=[mx.cpu(0), mx.cpu(1)],
+                        work_load_list=[1, 3])
+    mod.bind(data_shapes=[("data", (8, 3))])
+    assert mod._exec_group.slices == [slice(0, 2), slice(2, 8)]
+
+
 def test_check_arguments_refuses_duplicates():
     from gluonlite.executor_manager import _check_arguments
     a = mx.sym.var("a")

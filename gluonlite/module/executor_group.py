@@ -20,6 +20,7 @@ from .. import ndarray as nd
 from .. import symbol as _sym
 from ..base import MXNetError
 from ..context import cpu
+from ..executor_manager import _split_input_slice
 from ..gluon import SymbolBlock
 from ..io import DataDesc
 from .executor_group_data import bind_shared_data
@@ -82,21 +83,6 @@ def _prepare_group2ctxs(group2ctxs, n_devices: int) -> list:
             g2c[group] = ctx
         out.append(g2c)
     return out
-
-
-def _split_input_slice(batch_size: int, work_load_list) -> list:
-    """Batch slices proportional to ``work_load_list``."""
-    total = float(sum(work_load_list))
-    sizes = [round(w * batch_size / total) for w in work_load_list]
-    sizes[-1] = batch_size - sum(sizes[:-1])
-    if min(sizes) <= 0:
-        raise MXNetError(f"Module: batch size {batch_size} is too small to split over "
-                         f"{len(work_load_list)} devices with work loads {work_load_list}")
-    slices, start = [], 0
-    for size in sizes:
-        slices.append(slice(start, start + size))
-        start += size
-    return slices
 
 
 def _slice(arr, sl: slice, axis: int, ctx):
