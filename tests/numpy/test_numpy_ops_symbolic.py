@@ -1,6 +1,8 @@
 """``mx.sym.np`` / ``mx.sym.npx`` functions that now build the same single operator as
 their ``mx.np`` counterparts: a hybridized block must give what the imperative call
 gives (values, shapes, dtypes and gradients), for shapes unknown while tracing."""
+import json
+
 import numpy as onp
 import pytest
 
@@ -260,3 +262,28 @@ def test_random_invalid_parameters_are_value_errors():
         np.random.gamma(np.array(1.0), np.array(-1.0)).asnumpy()
     with pytest.raises(ValueError):
         npx.random.bernoulli(prob=0.5, logit=0.1)
+
+
+@pytest.mark.parametrize("axes", [(0, 2), (-1, 0), (1, 1), (2, -3)])
+def test_swapaxes_is_one_operator_imperative_and_symbolic(axes):
+    """``mx.np.swapaxes`` and ``mx.sym.np.swapaxes`` run the same operator (``SwapAxis``,
+    as MXNet records it), so a hybridized block gives what the imperative one gave and
+    its exported graph names the operator MXNet's does."""
+    class Swap(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.np.swapaxes(x, *axes)
+
+    a = mx.np.array(onp.arange(24, dtype="float32").reshape(2, 3, 4))
+    block = Swap()
+    imperative = block(a).asnumpy()
+    onp.testing.assert_array_equal(imperative, onp.swapaxes(a.asnumpy(), *axes))
+    block.hybridize()
+    onp.testing.assert_array_equal(block(a).asnumpy(), imperative)
+    x = mx.sym.var("x").as_np_ndarray()
+    ops = [n["op"] for n in json.loads(mx.sym.np.swapaxes(x, *axes).tojson())["nodes"]]
+    assert ops == ["null", "SwapAxis"]
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.np.swapaxes(a, *axes)
+    recorded = json.loads(mx.autograd.get_symbol(y).tojson())["nodes"]
+    assert [n["op"] for n in recorded] == ["null", "SwapAxis"]

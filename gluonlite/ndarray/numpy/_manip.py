@@ -67,11 +67,8 @@ def transpose(a, axes=None) -> ndarray:
 
 
 def swapaxes(a, axis1, axis2) -> ndarray:
-    a = _arr(a)
-    axes = list(range(a.ndim))
-    i, j = axis1 % a.ndim, axis2 % a.ndim
-    axes[i], axes[j] = axes[j], axes[i]
-    return transpose(a, axes)
+    """``a`` with two axes interchanged: MXNet's ``SwapAxis``, as ``mx.sym.np`` records it."""
+    return apply("SwapAxis", [_arr(a)], dim1=int(axis1), dim2=int(axis2))
 
 
 def moveaxis(a, source, destination) -> ndarray:
