@@ -202,7 +202,7 @@ def test_fused_rnn_xavier_per_piece_bounds():
     arr = mx.nd.zeros(size)
     I.FusedRNN(I.Xavier(), hidden, 2, "gru", True)(D("rnn_weight"), arr)
     a = arr.asnumpy()
-    from gluonlite.initializer_rnn import rnn_param_slices
+    from gluonlite.initializer.rnn import rnn_param_slices
     pieces = rnn_param_slices("gru", 2, True, hidden, size)
     assert len(pieces) == 2 * 2 * 3 * 4
     for name, pos, shape in pieces:

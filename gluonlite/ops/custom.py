@@ -8,7 +8,7 @@ inference, and ``create_operator``, whose result does the arithmetic on NDArrays
 
 This module is the operator's definition: structure, inference and the per-node
 property.  Running the user's ``CustomOp`` needs arrays and the tape (layers above
-``ops/``), so that runtime lives with ``mx.operator`` (``gluonlite/operator.py``),
+``ops/``), so that runtime lives with ``mx.operator`` (``gluonlite/operator/custom.py``),
 which installs it here with :func:`use_runtime` when it loads.
 
 Lifetime, as in MXNet: an imperative ``nd.Custom`` call parses its attributes,

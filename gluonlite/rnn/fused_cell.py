@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Tuple
 from .. import initializer
 from .. import ndarray
 from .. import symbol
-from ..initializer_rnn import rnn_param_slices
+from ..initializer.rnn import rnn_param_slices
 from .base_cell import BaseRNNCell, RNNParams, SymbolOrList, normalize_sequence
 from .cells import GRUCell, LSTMCell, RNNCell
 from .rnn_cell_wrappers import BidirectionalCell, DropoutCell, SequentialRNNCell
