@@ -1,7 +1,9 @@
 """Every op-harness sample as a one-node CachedOp graph, in debug (poison) mode:
 forward equals the imperative op, gradients equal imperative autograd's."""
+import numpy as np
 import pytest
 
+import gluonlite as mx
 from gluonlite.engine import CachedOp
 from gluonlite.ops.registry import get_op
 
@@ -16,7 +18,23 @@ def _debug_mode(monkeypatch):
 
 
 @pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
-def test_cachedop_matches_imperative(name, index):
+def test_sample_in_cached_ops(name, index):
+    """The sample as a one-node CachedOp, then between copies in planned buffers
+    (dynamic and ``static_alloc``); one test per sample keeps per-test overhead down."""
+    _reseed()
+    _one_node(name, index)
+    for static in (False, True):
+        _reseed()
+        _sandwiched(name, index, static)
+
+
+def _reseed():
+    """The state every test starts from (``conftest.py``), before each run of the sample."""
+    mx.random.seed(20261123)
+    np.random.seed(20261123)
+
+
+def _one_node(name, index):
     sample = SAMPLES[name][index]
     cop = CachedOp(one_node_symbol(name, sample))
     assert cop._debug
@@ -37,18 +55,17 @@ def test_cachedop_matches_imperative(name, index):
     assert_close(again, got_out, f"{name} second call")
 
 
-@pytest.mark.parametrize("static", [False, True], ids=["dynamic", "static_alloc"])
-@pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
-def test_sandwiched_op_in_planned_buffers(name, index, static):
+def _sandwiched(name, index, static):
     """The op between copies: its inputs and outputs live in planned, reused buffers
     (poisoned when freed); inference forward, then recorded forward and backward."""
     sample = SAMPLES[name][index]
+    label = f"{name} ({'static_alloc' if static else 'dynamic'})"
     if sample.check is not None:
         return  # random: values differ between calls, covered by the one-node test
     cop = CachedOp(sandwich_symbol(name, sample), {"static_alloc": static})
     exp_out, _, _ = imperative_run(name, sample, [], False)
     got_out, _, _ = cached_run(cop, sample, [], False)
-    assert_close(got_out, exp_out, f"{name} forward (inference)")
+    assert_close(got_out, exp_out, f"{label} forward (inference)")
     plan = next(iter(cop.plans.values()))
     # no floating input (no copy before the op) and outputs whose size only the values
     # decide (unique, nonzero, bincount): nothing has a shape to plan
@@ -57,12 +74,13 @@ def test_sandwiched_op_in_planned_buffers(name, index, static):
             get_op(name).parse_attrs(dict(sample.attrs)), [a.shape for a in sample.inputs])[1])
     # zero-size inputs: the copies and the op's outputs are empty, no buffer to plan
     empty = all(a.size == 0 for a in sample.inputs)
-    assert any(plan.planned) or value_sized or empty, "the sandwich must plan some buffers"
+    assert any(plan.planned) or value_sized or empty, \
+        f"{label}: the sandwich must plan some buffers"
     which = grad_inputs(name, sample)
     if which:
         use_hg = sample.grad_ref is None
         got_out, got_grads, _ = cached_run(cop, sample, which, use_hg)
         exp_out, exp_grads, _ = imperative_run(name, sample, which, use_hg)
-        assert_close(got_out, exp_out, f"{name} forward (recorded)")
+        assert_close(got_out, exp_out, f"{label} forward (recorded)")
         for i in which:
-            assert_close([got_grads[i]], [exp_grads[i]], f"{name} gradient of input {i}")
+            assert_close([got_grads[i]], [exp_grads[i]], f"{label} gradient of input {i}")

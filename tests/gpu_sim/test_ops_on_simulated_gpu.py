@@ -46,7 +46,23 @@ def _backward(op_name, sample, ctx, which, heads):
 
 
 @pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
-def test_simulated_gpu_parity(gpu, name, index):
+def test_sample_on_simulated_gpu(gpu, monkeypatch, name, index):
+    """Imperatively, then through CachedOps with fusion on and off; one test per sample
+    (not per run) keeps the suite's per-test overhead down."""
+    _reseed()
+    _imperative_parity(gpu, name, index)
+    for fusion in ("fused", "unfused"):
+        _reseed()
+        _cached_op_parity(monkeypatch, name, index, fusion)
+
+
+def _reseed():
+    """The state every test starts from (``conftest.py``), before each run of the sample."""
+    mx.random.seed(20261123)
+    np.random.seed(20261123)
+
+
+def _imperative_parity(gpu, name, index):
     sample = SAMPLES[name][index]
     ctx = mx.gpu(0)
     cpu_outs, _ = run_forward(name, sample)
@@ -77,9 +93,7 @@ def test_simulated_gpu_parity(gpu, name, index):
                                    err_msg=f"{name}: simulated-gpu gradient of input {i}")
 
 
-@pytest.mark.parametrize("fusion", ["fused", "unfused"])
-@pytest.mark.parametrize("name,index", CASES, ids=[f"{n}-{i}" for n, i in CASES])
-def test_simulated_gpu_cached_op(gpu, monkeypatch, name, index, fusion):
+def _cached_op_parity(monkeypatch, name, index, fusion):
     """Fused: the GPU rewrite groups the copies with elementwise operators (their members
     run one by one here, as no CUDA kernel can be compiled); unfused: every operator
     writes into its planned ``out`` buffers."""
@@ -102,9 +116,10 @@ def test_simulated_gpu_cached_op(gpu, monkeypatch, name, index, fusion):
                          ("gradients", [c_grads[i] for i in which],
                           [g_grads[i] for i in which])):
         for c, g in zip(cs, gs):
-            assert g.dtype == c.dtype, f"{name} cached {what}: dtype {g.dtype}, cpu {c.dtype}"
+            assert g.dtype == c.dtype, \
+                f"{name} cached ({fusion}) {what}: dtype {g.dtype}, cpu {c.dtype}"
             np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-7,
-                                       err_msg=f"{name} simulated-gpu CachedOp {what}")
+                                       err_msg=f"{name} simulated-gpu CachedOp ({fusion}) {what}")
 
 
 def _index_like(a) -> bool:
