@@ -177,16 +177,16 @@ def _unary(name, forward, grad, *, numpy=None, backward=None, native=False,
         y = run(oc.xp, x)
         if y is x:
             y = x.copy()
-        elif y.dtype != x.dtype:
+        elif y.dtype is not x.dtype and y.dtype != x.dtype:
             y = y.astype(x.dtype)
-        return [put(out, 0, y)]
+        return [y] if out is None else [put(out, 0, y)]
 
     def backward_fn(oc, attrs, inputs, outputs, out_grads):
         x = inputs[0] if inputs is not None else None
         y = outputs[0] if outputs is not None else None
         g = out_grads[0]
         r = grad_kernel(oc.xp, g, x, y)
-        return [r if r.dtype == g.dtype else r.astype(g.dtype)]
+        return [r if r.dtype is g.dtype or r.dtype == g.dtype else r.astype(g.dtype)]
 
     register(OpDef(name, forward_fn, backward=backward_fn,
                    infer_shape=same_shape_infer(name), aliases=aliases,

@@ -28,6 +28,7 @@ gradient) when a function has no form for that back end, e.g. ``digamma`` in CUD
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -184,6 +185,7 @@ def _ufunc(name: str) -> Callable:
     def run(xp, *args, out=None):
         f = getattr(xp, name)
         return f(*args) if out is None else f(*args, out=out)
+    run.ufunc_name = name  # lets numpy_kernel call the ufunc directly
     return run
 
 
@@ -335,16 +337,15 @@ def to_c(e: Expr, strict: bool = True) -> str | None:
 
 
 # -- NumPy / CuPy ------------------------------------------------------------------------------
-_QUIET_FUNCTIONS = frozenset(("fabs", "sign", "floor", "ceil", "trunc", "round"))
+# functions whose gradients meet out-of-domain values in normal use (``pow``'s: ``0 ** -1``,
+# ``log`` of a negative base); their gradient kernels silence NumPy's warnings
+_WARN_IN_DOMAIN = frozenset(("pow", "log"))
 
 
-def _may_warn(e: Expr) -> bool:
-    """Whether NumPy could warn (divide by zero, invalid value, overflow) evaluating ``e``."""
-    if e.kind in ("var", "const"):
-        return False
-    if e.kind == "/" or (e.kind == "call" and e.args[0] not in _QUIET_FUNCTIONS):
+def _warns_in_domain(e: Expr) -> bool:
+    if e.kind == "call" and e.args[0] in _WARN_IN_DOMAIN:
         return True
-    return any(_may_warn(a) for a in e.args if isinstance(a, Expr))
+    return any(_warns_in_domain(a) for a in e.args if isinstance(a, Expr))
 
 
 def _compile_numpy(e: Expr, names: tuple) -> Callable:
@@ -375,6 +376,9 @@ def _compile_numpy(e: Expr, names: tuple) -> Callable:
         return lambda xp, args, dtype, out: _numpy_neg(xp, inner(xp, args, dtype, None), out)
     if kind == "call":
         fn = FUNCTIONS[e.args[0]].numpy
+        if len(e.args) == 2 and e.args[1].kind == "var":  # f(x): the common case, direct
+            k = names.index(e.args[1].args[0])
+            return lambda xp, args, dtype, out: fn(xp, args[k], out=out)
         ops = [_compile_numpy(a, names) for a in e.args[1:]]
         if len(ops) == 1:
             (op,) = ops
@@ -395,6 +399,8 @@ def _compile_numpy(e: Expr, names: tuple) -> Callable:
             out[...] = r
             return out
         return run
+    if kind in _ARITH and _is_leaf(e.args[0]) and _is_leaf(e.args[1]):
+        return _leaf_arith(_ARITH[kind], e.args[0], e.args[1], names)
     lhs, rhs = (_compile_numpy(a, names) for a in e.args)
     if kind in _ARITH:
         name = _ARITH[kind]
@@ -418,6 +424,44 @@ def _compile_numpy(e: Expr, names: tuple) -> Callable:
     return run
 
 
+def _is_leaf(e: Expr) -> bool:
+    return e.kind == "var" or e.kind == "const"
+
+
+def _leaf_arith(name: str, a: Expr, b: Expr, names: tuple) -> Callable:
+    """Arithmetic of two variables or numbers, reading them directly (no closure per leaf:
+    the gradients of most operators are of this form)."""
+    if a.kind == "var" and b.kind == "var":
+        i, j = names.index(a.args[0]), names.index(b.args[0])
+
+        def run(xp, args, dtype, out):
+            f = getattr(xp, name)
+            return f(args[i], args[j]) if out is None else f(args[i], args[j], out=out)
+        return run
+    if a.kind == "var" or b.kind == "var":
+        k = names.index((a if a.kind == "var" else b).args[0])
+        c = (b if a.kind == "var" else a).args[0]
+        var_first = a.kind == "var"
+
+        def run(xp, args, dtype, out):
+            f = getattr(xp, name)
+            x, y = (args[k], c) if var_first else (c, args[k])
+            return f(x, y) if out is None else f(x, y, out=out)
+        return run
+    value = {"add": a.args[0] + b.args[0], "subtract": a.args[0] - b.args[0],
+             "multiply": a.args[0] * b.args[0]}.get(name)
+    if value is None:  # division; by zero as IEEE gives it
+        num, den = a.args[0], b.args[0]
+        value = num / den if den != 0 else (math.copysign(math.inf, num) if num else math.nan)
+
+    def run(xp, args, dtype, out):
+        if out is None:
+            return value
+        out[...] = value
+        return out
+    return run
+
+
 def _numpy_neg(xp, v, out):
     if out is None:
         return -v
@@ -431,17 +475,50 @@ def _as_number(xp, v, dtype):
     return v.astype(dtype)
 
 
-def numpy_kernel(e: Expr, names: tuple) -> Callable:
+def _needs_dtype(e: Expr) -> bool:
+    """Whether evaluating ``e`` needs the compute dtype: a truth value used as a number,
+    or a ``where`` choosing between two numbers."""
+    if e.kind in ("var", "const"):
+        return False
+    if e.kind == "where" and e.args[1].kind == "const" and e.args[2].kind == "const":
+        return True
+    if e.kind in _ARITH and (e.args[0].is_bool or e.args[1].is_bool):
+        return True
+    return any(_needs_dtype(a) for a in e.args if isinstance(a, Expr))
+
+
+def _first_dtype(args):
+    for a in args:
+        dtype = getattr(a, "dtype", None)
+        if dtype is not None:
+            return dtype
+    return np.dtype(np.float64)
+
+
+def _direct_ufunc(name: str, k: int) -> Callable:
+    def kernel(xp, *args, out=None):
+        f = getattr(xp, name)
+        return f(args[k]) if out is None else f(args[k], out=out)
+    return kernel
+
+
+def numpy_kernel(e: Expr, names: tuple, quiet: bool = False) -> Callable:
     """The NumPy/CuPy kernel of ``e``: ``f(xp, *arrays, out=None)`` with the arrays in the
     order of ``names``, computing in the dtype of the first array (a truth-valued ``e``
     gives 0/1 in that dtype).  With ``out`` the last operation writes into it, after
-    every operand is read, so ``out`` may be one of the arrays."""
+    every operand is read, so ``out`` may be one of the arrays.  ``quiet`` silences
+    NumPy's floating-point warnings (``np.errstate`` costs ~2 us a call, so only where
+    out-of-domain values are normal)."""
+    if e.kind == "call" and len(e.args) == 2 and e.args[1].kind == "var":
+        ufunc_name = getattr(FUNCTIONS[e.args[0]].numpy, "ufunc_name", None)
+        if ufunc_name is not None and not quiet:  # f(x), one ufunc: called directly
+            return _direct_ufunc(ufunc_name, names.index(e.args[1].args[0]))
     run = _compile_numpy(e, tuple(names))
-    quiet = _may_warn(e)
     to_number = e.is_bool
+    needs_dtype = to_number or _needs_dtype(e)
 
     def kernel(xp, *args, out=None):
-        dtype = next((a.dtype for a in args if hasattr(a, "dtype")), np.dtype(np.float64))
+        dtype = _first_dtype(args) if needs_dtype else None
         if quiet and xp is np:
             with np.errstate(all="ignore"):
                 r = run(xp, args, dtype, out)
@@ -466,7 +543,14 @@ def head_grad_kernel(d: Expr, names: tuple) -> Callable:
         if v == -1:
             return lambda xp, g, *args: -g
         return lambda xp, g, *args: g * v
-    run = numpy_kernel(d, names)
+    if d.kind == "var":  # the gradient is an operand (mul's): no kernel around it
+        k = names.index(d.args[0])
+
+        def product(xp, g, *args):
+            r = g * args[k]
+            return r if r.dtype == g.dtype else r.astype(g.dtype)
+        return product
+    run = numpy_kernel(d, names, quiet=_warns_in_domain(d))
 
     def kernel(xp, g, *args):
         r = g * run(xp, *args)
