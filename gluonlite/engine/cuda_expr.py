@@ -6,10 +6,10 @@ expression form (``OpDef.math``, :mod:`gluonlite.ops.expr`); ``where`` and ``cli
 ``"y = ((x > 0) ? x : 0)"`` (unary operators call their input ``x``),
 ``"y = (lhs + rhs)"`` (binary and broadcasting operators), ``"y = (data * scalar)"``
 (scalar operators, ``scalar`` being the attribute), ``"out = (condition != 0) ? x : y"``
-(``where`` names its output ``out`` because one input is ``y``).  ``OpDef.cuda_grad`` holds one expression per
-input: the partial derivative of the output with respect to that input, in terms
-of the inputs and the output, to be multiplied by the head gradient (``"0"`` for
-no gradient).  An operator whose expressions depend on its attributes declares
+(``where`` names its output ``out`` because one input is ``y``).  ``OpDef.cuda_grad``
+holds one expression per input: the partial derivative of the output with respect to
+that input, in terms of the inputs and the output, to be multiplied by the head
+gradient (``"0"`` for no gradient).  An operator whose expressions depend on its attributes declares
 ``cuda_fn(attrs, dtype) -> (forward, grads, consts)`` in the same names, with
 ``consts`` naming the numbers to bake in.  What this module adds is only the
 normalisation below: it holds no knowledge of particular operators (whether an

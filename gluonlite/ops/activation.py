@@ -27,6 +27,7 @@ import numpy as np
 
 from .attrs import Attr
 from .common import fail, merge_shapes, put, same_shape_infer
+from .elemwise_unary import sigmoid_kernel, softsign_kernel
 from .expr import ElemMath, fn, head_grad_kernel, numpy_kernel, var, where
 from .registry import OpDef, register
 from . import _visual
@@ -58,14 +59,6 @@ _ACT_MATH = {
 _ACT_GRAD = {act: head_grad_kernel(m.grads[0], ("y",)) for act, m in _ACT_MATH.items()}
 
 
-def _sigmoid(xp, x, out=None):
-    o = xp.empty_like(x) if out is None else out
-    xp.negative(x, out=o)
-    xp.exp(o, out=o)
-    xp.add(o, 1, out=o)
-    return xp.true_divide(1, o, out=o)
-
-
 def _softrelu(xp, x, out=None):
     # log(1 + exp(x)) without overflow
     t = xp.abs(x)  # x is read again below: the temporary must not be out (out may be x)
@@ -74,12 +67,6 @@ def _softrelu(xp, x, out=None):
     xp.log1p(t, out=t)
     o = xp.maximum(x, 0) if out is None else xp.maximum(x, 0, out=out)
     return xp.add(o, t, out=o)
-
-
-def _softsign(xp, x, out=None):
-    t = xp.abs(x)
-    xp.add(t, 1, out=t)
-    return xp.true_divide(x, t, out=out)
 
 
 def _relu(xp, x, out=None):
@@ -92,8 +79,8 @@ def _tanh(xp, x, out=None):
 
 # hand-tuned NumPy kernels of _ACT_MATH's forwards (the op harness checks them against
 # it), ``f(xp, x, out=None)``; each stays correct when ``out`` is ``x`` (in-place plans)
-_ACT_KERNEL = {"relu": _relu, "sigmoid": _sigmoid, "tanh": _tanh, "softrelu": _softrelu,
-               "softsign": _softsign}
+_ACT_KERNEL = {"relu": _relu, "sigmoid": sigmoid_kernel, "tanh": _tanh,
+               "softrelu": _softrelu, "softsign": softsign_kernel}
 
 
 def _act_forward(oc, attrs, inputs, out):

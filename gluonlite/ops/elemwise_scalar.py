@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._binary_math import MATH, int_scalar
-from .expr import ElemMath, substitute, variables
 from .attrs import Attr
 from .common import elementwise_rule
+from .expr import ElemMath, substitute, variables
 from .registry import OpDef, register
 
 _F32 = np.dtype(np.float32)

@@ -101,7 +101,8 @@ def _into(xp, r, out):
     return out
 
 
-def _sigmoid(xp, x, out=None):
+def sigmoid_kernel(xp, x, out=None):
+    """Logistic sigmoid (also ``Activation``'s)."""
     # one buffer, updated in place (1 / (1 + exp(-x)) makes three)
     y = xp.empty_like(x) if out is None else out  # an array for 0-d x too
     xp.negative(x, out=y)
@@ -110,7 +111,8 @@ def _sigmoid(xp, x, out=None):
     return xp.reciprocal(y, out=y)
 
 
-def _softsign(xp, x, out=None):
+def softsign_kernel(xp, x, out=None):
+    """``x / (1 + |x|)`` (also ``Activation``'s)."""
     t = xp.abs(x)  # x is read again below, so not in out (which may be x)
     t += 1
     return xp.true_divide(x, t, out=out)
@@ -221,9 +223,9 @@ _unary("square", X * X, 2 * X, numpy=_plain("square"), native=True, fuse_int=Tru
        doc="Square.")
 
 # -- exponentials, logarithms, powers ---------------------------------------------------
-_unary("sigmoid", 1 / (1 + fn.exp(-X)), Y * (1 - Y), numpy=_sigmoid, doc="Logistic sigmoid.")
+_unary("sigmoid", 1 / (1 + fn.exp(-X)), Y * (1 - Y), numpy=sigmoid_kernel, doc="Logistic sigmoid.")
 _unary("softsign", X / (1 + fn.fabs(X)), 1 / ((1 + fn.fabs(X)) * (1 + fn.fabs(X))),
-       numpy=_softsign, doc="``x / (1 + |x|)``.")
+       numpy=softsign_kernel, doc="``x / (1 + |x|)``.")
 _unary("exp", fn.exp(X), Y, numpy=_exp, doc="Exponential.")
 _unary("expm1", fn.expm1(X), Y + 1, doc="``exp(x) - 1``.")
 _unary("log", fn.log(X), 1 / X, doc="Natural logarithm.")

@@ -37,8 +37,8 @@ import numpy as np
 from . import special
 
 __all__ = ["Expr", "var", "const", "where", "eq", "ne", "logical_and", "logical_or",
-           "isnan", "call", "fn", "FUNCTIONS", "to_c", "variables", "substitute", "numpy_kernel",
-           "head_grad_kernel", "graph_grad", "recorded_backward", "ElemMath"]
+           "isnan", "call", "fn", "FUNCTIONS", "to_c", "variables", "substitute",
+           "numpy_kernel", "head_grad_kernel", "graph_grad", "recorded_backward", "ElemMath"]
 
 _ARITH = {"+": "add", "-": "subtract", "*": "multiply", "/": "true_divide"}
 _COMPARE = {"<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal",
