@@ -11,7 +11,7 @@ import pytest
 
 import gluonlite as mx
 from gluonlite.base import MXNetError
-from gluonlite.model_feedforward import FeedForward
+from gluonlite.model.feedforward import FeedForward
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 sys.path.insert(0, FIXTURES)

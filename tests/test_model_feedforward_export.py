@@ -2,7 +2,7 @@
 import pytest
 
 import gluonlite as mx
-from gluonlite.model_feedforward import FeedForward
+from gluonlite.model.feedforward import FeedForward
 
 
 def test_model_feedforward_is_exported():

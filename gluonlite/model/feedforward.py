@@ -9,12 +9,15 @@ import warnings
 
 import numpy as np
 
-from . import ndarray as nd
-from . import symbol as sym
-from .base import MXNetError
-from .callback import LogValidationMetricsCallback
-from .context import Context, cpu
-from .initializer import Uniform
+from .. import callback  # (the module: callback imports this package while it loads)
+from .. import metric
+from .. import ndarray as nd
+from .. import symbol as sym
+from ..base import MXNetError
+from ..context import Context, cpu
+from ..initializer import Uniform
+from ..io import NDArrayIter
+from .checkpoint import load_checkpoint, save_checkpoint
 
 __all__ = ["FeedForward"]
 
@@ -95,7 +98,6 @@ class FeedForward:
 
     def _init_iter(self, X, y, is_train: bool):
         """``X`` as a data iterator (NumPy arrays and NDArrays are wrapped)."""
-        from .io import NDArrayIter
         if isinstance(X, (np.ndarray, nd.NDArray)):
             if y is None:
                 if is_train:
@@ -119,7 +121,7 @@ class FeedForward:
         return X
 
     def _module(self, data_iter, for_training: bool, logger=None, ctx=None):
-        from .module import Module
+        from ..module import Module  # module imports this package: a real cycle
         args = self.symbol.list_arguments()
         data_shapes = list(data_iter.provide_data)
         label_shapes = [d for d in (getattr(data_iter, "provide_label", None) or [])
@@ -183,7 +185,6 @@ class FeedForward:
     def score(self, X, eval_metric="acc", num_batch: int | None = None,
               batch_end_callback=None, reset: bool = True) -> float:
         """``eval_metric`` over ``X`` (its first value)."""
-        from . import metric
         X = self._init_iter(X, None, is_train=False)
         if reset:
             X.reset()
@@ -209,7 +210,7 @@ class FeedForward:
             params["rescale_grad"] = 1.0 / data.batch_size
         mod = self._module(data, for_training=True, logger=logger)
         if eval_end_callback is None:
-            eval_end_callback = LogValidationMetricsCallback()
+            eval_end_callback = callback.LogValidationMetricsCallback()
         mod.fit(data, eval_data=eval_data, eval_metric=eval_metric,
                 epoch_end_callback=epoch_end_callback, batch_end_callback=batch_end_callback,
                 kvstore=kvstore, optimizer=self.optimizer,
@@ -225,7 +226,6 @@ class FeedForward:
     def save(self, prefix: str, epoch: int | None = None, remove_amp_cast: bool = True) -> None:
         """Write ``prefix-symbol.json`` and ``prefix-%04d.params`` (``epoch`` defaults to
         ``num_epoch``)."""
-        from .model import save_checkpoint
         if epoch is None:
             epoch = self.num_epoch
         if epoch is None:
@@ -236,7 +236,6 @@ class FeedForward:
     @staticmethod
     def load(prefix: str, epoch: int, ctx=None, **kwargs) -> "FeedForward":
         """A model from a checkpoint (``begin_epoch`` = ``epoch``)."""
-        from .model import load_checkpoint
         symbol, arg_params, aux_params = load_checkpoint(prefix, epoch)
         return FeedForward(symbol, ctx=ctx, arg_params=arg_params, aux_params=aux_params,
                            begin_epoch=epoch, **kwargs)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from . import ndarray as nd
-from . import symbol as sym
-from .base import MXNetError, write_files_atomically
+from .. import ndarray as nd
+from .. import symbol as sym
+from ..base import MXNetError, write_files_atomically
+from ..context import cpu
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_params", "BatchEndParam"]
 
@@ -57,7 +58,6 @@ def save_pair(symbol_file: str, symbol, params_file: str, arrays: dict,
 
 
 def _params_dict(arg_params: dict, aux_params: dict) -> dict:
-    from .context import cpu
     save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
     save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in aux_params.items()})
     return save_dict
@@ -98,12 +98,3 @@ def load_checkpoint(prefix: str, epoch: int) -> tuple:
     symbol = sym.load(symbol_file)
     arg_params, aux_params = load_params_file(params_file)
     return symbol, arg_params, aux_params
-
-
-def __getattr__(name: str):
-    # ``mx.model.FeedForward`` (deprecated in MXNet 1.x, used by MXNet's train tests);
-    # imported lazily: it builds on ``module``, which imports this file
-    if name == "FeedForward":
-        from .model_feedforward import FeedForward
-        return FeedForward
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
