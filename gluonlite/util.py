@@ -4,10 +4,14 @@ from __future__ import annotations
 import functools
 import threading
 
+from .backend import cupy_module
+from .base import MXNetError
+from .context import Context
+
 __all__ = ["is_np_array", "is_np_shape", "set_np", "reset_np", "use_np", "np_shape",
            "np_array", "set_np_shape", "use_np_shape", "use_np_array", "makedirs",
            "is_np_default_dtype", "set_np_default_dtype", "np_default_dtype",
-           "use_np_default_dtype",
+           "use_np_default_dtype", "get_cuda_compute_capability",
            "get_gpu_count", "get_gpu_memory", "getenv", "setenv"]
 
 
@@ -243,3 +247,13 @@ def setenv(name: str, value: str | None) -> None:
         os.environ.pop(name, None)
     else:
         os.environ[name] = str(value)
+
+
+def get_cuda_compute_capability(ctx: Context) -> int:
+    """Compute capability of the GPU of ``ctx`` as an integer (90 for sm_90)."""
+    if ctx.device_type != "gpu":
+        raise ValueError("get_cuda_compute_capability: expects a GPU context, got %s" % (ctx,))
+    cupy = cupy_module()
+    if cupy is None:
+        raise MXNetError("get_cuda_compute_capability: CuPy is not installed")
+    return int(cupy.cuda.Device(ctx.device_id).compute_capability)

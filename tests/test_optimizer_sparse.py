@@ -12,7 +12,7 @@ import pytest
 import gluonlite as mx
 from gluonlite import test_utils as tu
 from gluonlite.base import MXNetError
-from gluonlite.test_utils_checks import compare_optimizer
+from gluonlite.test_utils import compare_optimizer
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 with open(os.path.join(HERE, "optimizer_sparse.json")) as _f:

@@ -11,8 +11,10 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from .base import MXNetError
-from . import autograd
+from .. import autograd
+from ..base import MXNetError
+from ..ndarray.ndarray import array
+from .core import _np, assert_almost_equal, default_context, default_numeric_eps
 
 __all__ = ["numeric_grad", "check_numeric_gradient", "check_symbolic_forward",
            "check_symbolic_backward"]
@@ -23,13 +25,7 @@ _FD_RTOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-2, np.dtype(np.
 _FD_ATOL = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-6}
 
 
-def _tu():
-    from . import test_utils
-    return test_utils
-
-
 def _nd_array(value, ctx, dtype):
-    from .ndarray.ndarray import array
     return array(np.asarray(value), ctx=ctx, dtype=dtype)
 
 
@@ -124,8 +120,7 @@ def _is_symbol(sym) -> bool:
 
 def _runner(sym, location, aux_states, ctx, dtype):
     """(runner, names, {name: numpy value}) for a Symbol or a callable."""
-    tu = _tu()
-    ctx = ctx if ctx is not None else tu.default_context()
+    ctx = ctx if ctx is not None else default_context()
     # as MXNet: NumPy arrays are cast to ``dtype``, NDArrays keep theirs; with
     # ``dtype='asnumpy'`` NumPy arrays keep theirs too
     keep = isinstance(dtype, str) and dtype == "asnumpy"
@@ -133,7 +128,7 @@ def _runner(sym, location, aux_states, ctx, dtype):
 
     def conv(v):
         own = hasattr(v, "asnumpy")
-        v = np.asarray(tu._np(v))
+        v = np.asarray(_np(v))
         return v if keep or own else v.astype(dtype)
 
     if hasattr(location, "asnumpy") or isinstance(location, np.ndarray):
@@ -242,8 +237,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     rtol 1e-2 / atol 1e-3 in float32 (1e-4 / 1e-6 in float64, 1e-1 / 1e-1 in float16).
     """
     dtype = np.dtype(dtype)
-    tu = _tu()
-    eps = numeric_eps if numeric_eps is not None else tu.default_numeric_eps()[dtype]
+    eps = numeric_eps if numeric_eps is not None else default_numeric_eps()[dtype]
     rtol = rtol if rtol is not None else _FD_RTOL.get(dtype, 1e-2)
     atol = atol if atol is not None else _FD_ATOL.get(dtype, 1e-3)
     runner, names, values = _runner(sym, location, aux_states, ctx, dtype)
@@ -267,7 +261,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
                                use_forward_train)
     numeric = _fd(runner, check, values, projections, eps, use_forward_train)
     for name in check:
-        tu.assert_almost_equal(numeric[name], analytic[name].astype(np.float64), rtol=rtol,
+        assert_almost_equal(numeric[name], analytic[name].astype(np.float64), rtol=rtol,
                                atol=atol, names=(f"NUMERICAL_{name}", f"BACKWARD_{name}"))
 
 
@@ -277,7 +271,6 @@ def check_symbolic_forward(sym, location, expected, rtol=None, atol=None, aux_st
 
     Returns the outputs (NDArrays).
     """
-    tu = _tu()
     runner, names, values = _runner(sym, location, aux_states, ctx, dtype)
     outs = runner.forward(values, False)
     out_names = runner.output_names(len(outs))
@@ -285,7 +278,7 @@ def check_symbolic_forward(sym, location, expected, rtol=None, atol=None, aux_st
     for name, out in zip(out_names, outs):
         if name not in expected:
             continue
-        tu.assert_almost_equal(expected[name], out, rtol, atol,
+        assert_almost_equal(expected[name], out, rtol, atol,
                                (f"EXPECTED_{name}", f"FORWARD_{name}"), equal_nan=equal_nan)
     return outs
 
@@ -300,7 +293,6 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     accounts for) or 'null', as a str, list or dict.  Returns dict name -> gradient
     (NDArray) for the inputs whose ``grad_req`` is not 'null'.
     """
-    tu = _tu()
     runner, names, values = _runner(sym, location, aux_states, ctx, dtype)
     outs = runner.forward(values, True)
     out_names = runner.output_names(len(outs))
@@ -309,7 +301,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     else:
         by_name = _by_name(out_grads, out_names, "check_symbolic_backward out_grads",
                            extra_ok=True)
-        heads = [np.asarray(tu._np(by_name[n])) for n in out_names]
+        heads = [np.asarray(_np(by_name[n])) for n in out_names]
     if isinstance(grad_req, str):
         reqs = {n: grad_req for n in names}
     else:
@@ -326,10 +318,10 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     for name in names:
         if name not in expected or reqs[name] == "null":
             continue
-        want = np.asarray(tu._np(expected[name]))
+        want = np.asarray(_np(expected[name]))
         if reqs[name] == "add":
             want = want + init[name]
-        tu.assert_almost_equal(want, grads[name], rtol, atol,
+        assert_almost_equal(want, grads[name], rtol, atol,
                                (f"EXPECTED_{name}", f"BACKWARD_{name}"), equal_nan=equal_nan)
     if isinstance(runner, _SymbolRunner):
         return dict(runner.last_grads)   # the gradient buffers, in their storage types

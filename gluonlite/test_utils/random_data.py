@@ -1,13 +1,19 @@
 """Random shapes and arrays of ``mxnet.test_utils`` (``rand_ndarray``,
-``rand_sparse_ndarray``, ``rand_shape_nd`` ...), re-exported by :mod:`.test_utils`."""
+``rand_sparse_ndarray``, ``rand_shape_nd`` ...), exported by :mod:`gluonlite.test_utils`."""
 from __future__ import annotations
 
 import numpy as np
 
-from .backend import array_module
-from .base import MXNetError
-from .ops.sparse_storage import CSRStorage
-from .test_utils import assign_each, default_context, default_dtype
+from ..backend import array_module
+from ..base import MXNetError
+from ..ndarray import sparse
+from ..ndarray.ndarray import array
+from ..ndarray.sparse import CSRNDArray
+from ..ops.sparse_storage import CSRStorage
+from .core import assign_each, default_context, default_dtype
+
+__all__ = ["rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "rand_coord_2d", "random_arrays",
+           "random_sample", "rand_ndarray", "rand_sparse_ndarray"]
 
 def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False) -> tuple:
     """A random 2-D shape with dims in [1, dim] (or [0, dim])."""
@@ -61,7 +67,6 @@ def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func
                                      shuffle_csr_indices=shuffle_csr_indices,
                                      distribution=distribution, ctx=ctx)
         return arr
-    from .ndarray.ndarray import array
     values = random_arrays(tuple(shape))
     if modifier_func is not None:
         values = np.vectorize(modifier_func)(values)
@@ -103,7 +108,6 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
         ``(RowSparseNDArray, (values, indices))`` as NumPy arrays, or ``(CSRNDArray,
         (indptr, indices, data))`` as NDArrays.
     """
-    from .ndarray import sparse
     ctx = ctx if ctx is not None else default_context()
     density = np.random.rand() if density is None else density
     dtype = np.dtype(default_dtype() if dtype is None else dtype)
@@ -197,7 +201,6 @@ def _powerlaw_csr_dense(shape, density, dtype) -> np.ndarray:
 def _shuffled_columns(csr):
     """``csr`` with the column indices (and values) of each row in random order: still a
     valid csr matrix, though ``csr_matrix`` (which wants sorted columns) would refuse it."""
-    from .ndarray.sparse import CSRNDArray
     st = csr.handle
     counts = np.diff(csr.indptr.asnumpy())
     rows = np.repeat(np.arange(counts.size), counts)

@@ -16,8 +16,9 @@ import zipfile
 
 import numpy as np
 
-from .base import MXNetError
-from .io import DataIter, MNISTIter
+from ..base import MXNetError
+from ..io import DataIter, MNISTIter
+from .random_data import rand_sparse_ndarray
 
 __all__ = ["download", "download_model", "get_mnist", "get_mnist_pkl", "get_mnist_ubyte",
            "get_cifar10", "get_mnist_iterator", "get_zip_data", "get_bz2_data",
@@ -171,7 +172,6 @@ def create_sparse_array(shape, stype: str, data_init=None, rsp_indices=None, dty
                         modifier_func=None, density: float = .5,
                         shuffle_csr_indices: bool = False):
     """A random sparse array (row indices of a row_sparse one sorted), as MXNet's."""
-    from .test_utils import rand_sparse_ndarray
     if stype == "row_sparse":
         indices = None if rsp_indices is None else np.sort(np.asarray(rsp_indices))
         arr, _ = rand_sparse_ndarray(shape, stype, density=density, data_init=data_init,

@@ -14,21 +14,17 @@ from typing import Callable
 
 import numpy as np
 
-from .base import MXNetError  # noqa: F401 - in the star-import, as MXNet's
-from .context import Context, current_context, num_gpus
-from . import autograd
+from ..base import MXNetError  # noqa: F401 - in the star-import, as MXNet's
+from ..context import Context, current_context, num_gpus
 
 __all__ = [
     "default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
     "default_numeric_eps", "effective_dtype", "get_tolerance", "get_tols", "get_rtol",
     "get_atol", "get_etol", "checkShapes", "almost_equal", "assert_almost_equal",
     "assert_almost_equal_with_err", "assert_almost_equal_ignore_nan", "assert_allclose",
-    "same", "same_array", "assert_exception", "environment", "set_env_var", "rand_shape_2d",
-    "rand_shape_3d", "rand_shape_nd", "rand_coord_2d", "rand_ndarray", "rand_sparse_ndarray",
-    "random_arrays", "random_sample", "np_reduce", "collapse_sum_like", "assign_each",
-    "assign_each2", "compare_ndarray_tuple", "list_gpus", "retry", "discard_stderr",
-    "is_cd_run", "has_tvm_ops", "is_op_runnable", "numeric_grad", "check_numeric_gradient",
-    "check_symbolic_forward", "check_symbolic_backward",
+    "same", "same_array", "assert_exception", "environment", "set_env_var", "np_reduce",
+    "collapse_sum_like", "assign_each", "assign_each2", "compare_ndarray_tuple", "list_gpus", "retry", "discard_stderr",
+    "is_cd_run", "has_tvm_ops", "is_op_runnable",
 ]
 
 
@@ -404,65 +400,3 @@ def assign_each2(input1, input2, function):
         return np.array(_np(input1))
     return np.vectorize(function, otypes=[np.float64])(np.asarray(_np(input1)),
                                                        np.asarray(_np(input2)))
-
-
-from ._gradcheck import (numeric_grad, check_numeric_gradient,  # noqa: E402,F401
-                         check_symbolic_forward, check_symbolic_backward)
-
-# What ``from mxnet.test_utils import *`` gives besides the helpers: MXNet's module has
-# no ``__all__``, so its star-import also hands out the modules and names it imports.
-import bz2  # noqa: E402,F401
-import errno  # noqa: E402,F401
-import gzip  # noqa: E402,F401
-import json  # noqa: E402,F401
-import logging  # noqa: E402,F401
-import numbers  # noqa: E402,F401
-import platform  # noqa: E402,F401
-import struct  # noqa: E402,F401
-import time  # noqa: E402,F401
-import traceback  # noqa: E402,F401
-import zipfile  # noqa: E402,F401
-from collections import OrderedDict  # noqa: E402,F401
-from contextlib import contextmanager  # noqa: E402,F401
-import numpy.random as rnd  # noqa: E402,F401
-import numpy.testing as npt  # noqa: E402,F401
-try:
-    import scipy.stats as ss  # noqa: E402,F401
-except ImportError:  # scipy is optional, as in MXNet
-    ss = None
-import gluonlite as mx  # noqa: E402,F401
-from .ndarray import array  # noqa: E402,F401
-from .util import use_np, getenv, setenv  # noqa: E402,F401
-from .runtime import Features  # noqa: E402,F401
-# random shapes and arrays (``test_utils_random``; it reads the defaults above)
-from .test_utils_random import (rand_shape_2d, rand_shape_3d, rand_shape_nd,  # noqa: E402
-                                rand_coord_2d, random_arrays, random_sample, rand_ndarray,
-                                rand_sparse_ndarray)
-from . import test_utils_checks as _checks  # noqa: E402
-from .test_utils_checks import *  # noqa: E402,F401,F403
-
-__all__ += _checks.__all__ + [
-    "bz2", "errno", "gzip", "json", "logging", "numbers", "platform", "struct", "time",
-    "traceback", "zipfile", "os", "sys", "np", "npt", "rnd", "ss", "mx", "OrderedDict",
-    "contextmanager", "Context", "current_context", "array", "use_np", "getenv", "setenv",
-    "Symbol", "Features"]
-
-# the dataset helpers (``test_utils_data``) import ``mx.io``, a higher package that is
-# not loaded yet when this module is: they resolve on first use
-_DATA_HELPERS = ("download", "download_model", "get_mnist", "get_mnist_pkl",
-                 "get_mnist_ubyte", "get_cifar10", "get_mnist_iterator", "get_zip_data",
-                 "get_bz2_data", "get_im2rec_path", "DummyIter", "create_sparse_array",
-                 "create_sparse_array_zd", "shuffle_csr_column_indices")
-__all__ += list(_DATA_HELPERS)
-
-
-def __getattr__(name):
-    # ``Symbol`` lives in a higher package that imports this module's package face;
-    # resolve it on first use
-    if name == "Symbol":
-        from .symbol import Symbol
-        return Symbol
-    if name in _DATA_HELPERS:
-        from . import test_utils_data
-        return getattr(test_utils_data, name)
-    raise AttributeError(f"module 'gluonlite.test_utils' has no attribute {name!r}")

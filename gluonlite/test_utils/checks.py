@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import copy
 import json
+import platform
 import time
 from typing import Callable, Sequence
 
 import numpy as np
 
-from .base import MXNetError
-from .context import Context, current_context
+import gluonlite as mx  # the package face: test_utils loads after it, on first use
+from ..base import MXNetError
+from ..context import Context, current_context
+from ..util import get_cuda_compute_capability  # noqa: F401 - mxnet.test_utils has it
+from .core import assert_almost_equal
 
 __all__ = [
     "random_uniform_arrays", "create_2d_tensor", "create_vector", "get_identity_mat",
@@ -26,11 +30,6 @@ __all__ = [
     "new_sym_matrix_with_real_eigvals_2d", "new_sym_matrix_with_real_eigvals_nd",
     "is_aarch64_run", "get_cuda_compute_capability",
 ]
-
-
-def _mx():
-    import gluonlite
-    return gluonlite
 
 
 # ----------------------------------------------------------------------------- data makers
@@ -52,23 +51,23 @@ def random_uniform_arrays(*shapes, **kwargs) -> list:
 def create_2d_tensor(rows: int, columns: int, dtype=np.int64):
     """NDArray of shape ``(rows, columns)`` whose row ``i`` is filled with ``i``."""
     values = np.repeat(np.arange(rows, dtype=dtype)[:, None], columns, axis=1)
-    return _mx().nd.array(values, dtype=dtype)
+    return mx.nd.array(values, dtype=dtype)
 
 
 def create_vector(size: int, dtype=np.int64):
     """NDArray ``[0, 1, ..., size - 1]``."""
-    return _mx().nd.arange(0, size, dtype=dtype)
+    return mx.nd.arange(0, size, dtype=dtype)
 
 
 def get_identity_mat(size: int):
     """Identity matrix of shape ``(size, size)`` as an NDArray."""
-    return _mx().nd.array(np.eye(size))
+    return mx.nd.array(np.eye(size))
 
 
 def get_identity_mat_batch(size: int):
     """Two stacked identity matrices of shape ``(size, size)``: ``(2, size, size)``."""
     eye = np.eye(size)
-    return _mx().nd.array(np.stack([eye, eye]))
+    return mx.nd.array(np.stack([eye, eye]))
 
 
 def locationError(a, b, index, names, maxError=False) -> str:
@@ -83,7 +82,6 @@ def simple_forward(sym, ctx: Context | None = None, is_train: bool = False, **in
 
     Returns one NumPy array, or a list when the symbol has several outputs.
     """
-    mx = _mx()
     ctx = ctx or current_context()
     args = {k: mx.nd.array(v, ctx=ctx) for k, v in inputs.items()}
     exe = sym.bind(ctx, args=args)
@@ -109,7 +107,6 @@ def check_speed(sym, location=None, ctx=None, N: int = 20, grad_req=None, typ: s
                 **kwargs) -> float:
     """Seconds per iteration of ``sym`` (``typ='whole'``: forward and backward;
     ``'forward'``: forward only), after one warm-up run."""
-    mx = _mx()
     ctx = ctx or current_context()
     grad_req = grad_req or "write"
     if location is None:
@@ -151,7 +148,6 @@ def check_consistency(sym, ctx_list: Sequence[dict], scale: float = 1.0, grad_re
     name, and optionally ``type_dict``.  Returns the ground truth (the outputs and
     gradients of the most precise entry) as a list of dicts of NumPy arrays.
     """
-    mx = _mx()
     default_tol = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3,
                    np.dtype(np.float64): 1e-5, np.dtype(np.uint8): 0, np.dtype(np.int32): 0,
                    np.dtype(np.int64): 0}
@@ -203,7 +199,7 @@ def check_consistency(sym, ctx_list: Sequence[dict], scale: float = 1.0, grad_re
                 dtype = np.dtype(got.dtype)
                 t = tol.get(dtype, 1e-3)
                 try:
-                    _mx().test_utils.assert_almost_equal(
+                    assert_almost_equal(
                         got, gt[name], rtol=t, atol=t, equal_nan=equal_nan,
                         names=(f"{label}[{i}].{name}", f"ground_truth.{name}"))
                 except AssertionError:
@@ -310,12 +306,11 @@ def _compare_tuple(a, b, rtol, atol):
         for x, y in zip(a, b):
             _compare_tuple(x, y, rtol, atol)
     else:
-        _mx().test_utils.assert_almost_equal(a, b, rtol=rtol, atol=atol)
+        assert_almost_equal(a, b, rtol=rtol, atol=atol)
 
 
 def _optimizer_pair(shape, dtype, stype: str, ctx, density):
     """``(dense copy, array of storage type stype)`` of one random array."""
-    mx = _mx()
     if stype == "default":
         second = mx.nd.random.uniform(shape=shape, ctx=ctx, dtype=dtype)
         return second.copyto(ctx), second
@@ -337,7 +332,6 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype: str = "default",
     ``g_stype`` a sparse gradient of random density (:func:`rand_ndarray`); ``opt1``
     always gets their dense copies, and results are compared densified.
     """
-    mx = _mx()
     ctx = current_context()
     if not isinstance(shape, list):
         if ntensors != 1:
@@ -375,7 +369,6 @@ def check_gluon_hybridize_consistency(net_builder: Callable, data_l: list, numpy
     """Build ``net_builder(prefix='net_')`` four times (imperative and hybridized, with
     and without autograd) from the same parameters and assert identical outputs and
     input gradients; optionally compare with ``numpy_func`` on the inputs."""
-    mx = _mx()
     saved_params = None
     reference_out = None
     reference_grads = None
@@ -465,16 +458,5 @@ def new_sym_matrix_with_real_eigvals_nd(shape) -> np.ndarray:
 
 def is_aarch64_run() -> bool:
     """True on a 64-bit ARM machine."""
-    import platform
     return platform.machine() in ("aarch64", "arm64")
 
-
-def get_cuda_compute_capability(ctx: Context) -> int:
-    """Compute capability of the GPU of ``ctx`` as an integer (90 for sm_90)."""
-    if ctx.device_type != "gpu":
-        raise ValueError("get_cuda_compute_capability: expects a GPU context, got %s" % (ctx,))
-    from .backend import cupy_module
-    cupy = cupy_module()
-    if cupy is None:
-        raise MXNetError("get_cuda_compute_capability: CuPy is not installed")
-    return int(cupy.cuda.Device(ctx.device_id).compute_capability)
